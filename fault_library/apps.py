@@ -1,0 +1,30 @@
+"""The catalog of sample apps shipped with faultsmith."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from fault_library.workspace import load_manifest
+from schemas.errors import UnknownAppError
+from schemas.manifest import MANIFEST_NAME, AppManifest
+
+APPS_DIR = Path(__file__).resolve().parent.parent / "sample_apps"
+
+
+@cache
+def all_apps() -> dict[str, AppManifest]:
+    manifests = (load_manifest(p.parent) for p in sorted(APPS_DIR.glob(f"*/{MANIFEST_NAME}")))
+    return {m.name: m for m in manifests}
+
+
+def get_app(name: str) -> AppManifest:
+    apps = all_apps()
+    if name not in apps:
+        raise UnknownAppError(name, apps)
+    return apps[name]
+
+
+def app_dir(name: str) -> Path:
+    get_app(name)
+    return APPS_DIR / name

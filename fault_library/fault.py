@@ -1,0 +1,78 @@
+"""The fault contract: metadata as class attributes, behaviour as methods.
+
+A fault is one module holding one `Fault` subclass, registered with `@register`. It reads the app
+through its manifest roles, draws every variable part from the `rng` it is given, and describes its
+mutation as reversible edits, so the reference fix is the same data reversed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from fault_library.workspace import Workspace
+from schemas.manifest import AppManifest
+from schemas.mutation import Edit, Mutation, reverse
+
+
+class Category(str, Enum):
+    CORE = "core"
+    OBSERVABILITY = "observability"
+    CROSS_SERVICE = "cross_service"
+    DATABASE = "database"
+    IAC = "iac"
+    QUIET = "quiet"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of a fault's hidden behavioural check, with the evidence for it."""
+
+    passed: bool
+    evidence: str
+
+
+class Fault(ABC):
+    id: ClassVar[str]
+    category: ClassVar[Category]
+    stage: ClassVar[str]
+    summary: ClassVar[str]
+    signature: ClassVar[str]
+    Params: ClassVar[type[BaseModel]]
+    roles: ClassVar[tuple[str, ...]]
+    backends: ClassVar[tuple[str, ...]] = ("local",)
+
+    def applicable(self, app: AppManifest) -> bool:
+        """By default a fault applies wherever the roles it touches exist (roles may be globs)."""
+        declared = list(app.role_paths())
+        return all(fnmatch.filter(declared, role) for role in self.roles)
+
+    @abstractmethod
+    def sample_params(self, app: Workspace, rng: random.Random) -> BaseModel:
+        """Draw this fault's parameters from a clean app's files; `rng` is the only source of variation."""
+
+    @abstractmethod
+    def edits(self, ws: Workspace, params: Any) -> list[Edit]:
+        """The mutation as edits against the clean workspace. Pure: reads, never writes."""
+
+    def check(self, ws: Workspace, params: Any, rng: random.Random) -> CheckResult | None:
+        """Hidden behavioural check the verifier runs after the agent stops, beyond the pipeline.
+
+        Probes the repaired behaviour with values drawn from `rng` at grade time, never whether
+        particular files were edited. None: the verifier's own pipeline run is the whole check
+        (a loud fault whose stage fails until it is repaired, by whatever valid means)."""
+        return None
+
+    def inject(self, ws: Workspace, params: BaseModel) -> Mutation:
+        edits = self.edits(ws, params)
+        return Mutation(fault_id=self.id, edits=edits, diff=ws.apply(edits))
+
+    def fix(self, ws: Workspace, params: BaseModel, mutation: Mutation) -> str:
+        """The reference fix; by default the mutation reversed. Returns its diff."""
+        return ws.apply([reverse(e) for e in reversed(mutation.edits)])

@@ -1,0 +1,1 @@
+from fault_library.faults.core import dependency_clash, merge_conflict  # noqa: F401

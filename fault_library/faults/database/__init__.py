@@ -1,0 +1,1 @@
+from fault_library.faults.database import migration_syntax  # noqa: F401

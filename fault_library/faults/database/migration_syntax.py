@@ -1,0 +1,78 @@
+"""A SQL migration with a syntax error: the schema never gets built."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from fault_library.fault import Category, Fault
+from fault_library.registry import register
+from fault_library.text import replace_line
+from fault_library.workspace import Workspace
+from schemas.mutation import Edit
+
+_COLUMN = re.compile(r"^\s+[a-z_]+\s+[A-Z]+.*,\s*$")  # a column definition followed by another
+_LAST_COLUMN = re.compile(r"^\s+[a-z_]+\s+[A-Z]+[^,]*$")  # the last definition before ")"
+_KEYWORDS = {"CREATE TABLE": ("CREATE TABEL", "CRATE TABLE"), "PRIMARY KEY": ("PRIMARY KYE",),
+             "NOT NULL": ("NOT NUL", "NOTNULL NULL"), "REFERENCES": ("REFERNCES",),
+             "CREATE INDEX": ("CREATE INDX",), "ALTER TABLE": ("ALTER TABEL",)}
+
+
+def _drop_comma(line: str, rng: random.Random) -> str:
+    return line.rstrip().rstrip(",")
+
+
+def _add_comma(line: str, rng: random.Random) -> str:
+    return line.rstrip() + ","
+
+
+def _misspell(line: str, rng: random.Random) -> str:
+    keyword = next(k for k in _KEYWORDS if k in line)
+    return line.replace(keyword, rng.choice(_KEYWORDS[keyword]), 1)
+
+
+# kind -> (does this line qualify?, how to break it)
+_BREAKS: dict[str, tuple[Callable[[str], bool], Callable[[str, random.Random], str]]] = {
+    "missing_comma": (lambda ln: bool(_COLUMN.match(ln)), _drop_comma),
+    "trailing_comma": (lambda ln: bool(_LAST_COLUMN.match(ln)), _add_comma),
+    "misspelled_keyword": (lambda ln: any(k in ln for k in _KEYWORDS), _misspell),
+}
+
+
+class Params(BaseModel):
+    path: str
+    line: int
+    kind: str
+    new_line: str
+
+
+@register
+class MigrationSyntax(Fault):
+    id = "database.migration_syntax"
+    category = Category.DATABASE
+    stage = "migrate"
+    summary = "A SQL migration has a syntax error (a dropped comma, a stray comma or a misspelt keyword)."
+    signature = r"syntax error"
+    Params = Params
+    roles = ("migrations",)
+
+    def sample_params(self, app: Workspace, rng: random.Random) -> Params:
+        options = []
+        for path in app.files(app.role("migrations"), ".sql"):
+            lines = app.read(path).splitlines()
+            for i, line in enumerate(lines):
+                for kind, (qualifies, _) in sorted(_BREAKS.items()):
+                    # a "last column" is only last if the next line closes the table
+                    if kind == "trailing_comma" and not (i + 1 < len(lines) and lines[i + 1].startswith(")")):
+                        continue
+                    if qualifies(line):
+                        options.append((path, i, kind))
+        path, line, kind = rng.choice(options)
+        new_line = _BREAKS[kind][1](app.read(path).splitlines()[line], rng)
+        return Params(path=path, line=line, kind=kind, new_line=new_line)
+
+    def edits(self, ws: Workspace, params: Params) -> list[Edit]:
+        return [replace_line(params.path, ws.read(params.path), params.line, params.new_line)]

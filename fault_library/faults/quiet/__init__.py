@@ -1,0 +1,1 @@
+"""Faults of this category (none yet)."""

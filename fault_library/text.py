@@ -1,0 +1,47 @@
+"""Line-level edit builders: every edit anchored on enough text to occur exactly once."""
+
+from __future__ import annotations
+
+from schemas.mutation import Replace
+
+
+def unique_window(lines: list[str], index: int, text: str) -> tuple[int, int]:
+    """The smallest window of lines around `index` whose text occurs once in `text`."""
+    lo, hi = index, index + 1
+    while text.count("".join(lines[lo:hi])) != 1:
+        if lo > 0:
+            lo -= 1
+        if hi < len(lines) and text.count("".join(lines[lo:hi])) != 1:
+            hi += 1
+        if lo == 0 and hi == len(lines):
+            break
+    return lo, hi
+
+
+def replace_line(path: str, text: str, index: int, new_line: str) -> Replace:
+    """Replace line `index` (0-based, without its newline in `new_line`)."""
+    lines = text.splitlines(keepends=True)
+    lo, hi = unique_window(lines, index, text)
+    ending = "\n" if lines[index].endswith("\n") else ""
+    after = lines[:]
+    after[index] = new_line + ending
+    return Replace(path=path, before="".join(lines[lo:hi]), after="".join(after[lo:hi]))
+
+
+def remove_line(path: str, text: str, index: int) -> Replace:
+    """Remove line `index`, anchored on a neighbour so both sides of the edit are non-empty."""
+    lines = text.splitlines(keepends=True)
+    lo, hi = unique_window(lines, index, text)
+    if hi - lo == 1:
+        lo, hi = (index - 1, index + 1) if index > 0 else (index, index + 2)
+    kept = lines[lo:index] + lines[index + 1 : hi]
+    return Replace(path=path, before="".join(lines[lo:hi]), after="".join(kept))
+
+
+def insert_after(path: str, text: str, index: int, new_lines: str) -> Replace:
+    """Insert `new_lines` (ending in a newline) after line `index`."""
+    lines = text.splitlines(keepends=True)
+    lo, hi = unique_window(lines, index, text)
+    hi = max(hi, index + 1)
+    return Replace(path=path, before="".join(lines[lo:hi]), after="".join(lines[lo : index + 1]) + new_lines
+                   + "".join(lines[index + 1 : hi]))

@@ -1,0 +1,81 @@
+"""The one exception tree of faultsmith.
+
+    FaultsmithError                    base; every error we raise on purpose
+    ├── InputError                     the caller asked for something that does not exist or is unsafe
+    │   ├── UnknownAppError            (app, available)
+    │   ├── UnknownFaultError          (fault_id, available)
+    │   ├── NotAnAppError              (path) a workspace without a manifest
+    │   ├── FaultNotApplicableError    (fault_id, app, applicable_apps)
+    │   └── UnsafePathError            (path, root) a path escaping its workspace
+    ├── RegistryError                  a fault plugin breaks the contract (raised at import)
+    ├── MutationError                  (path, detail) an edit could not be applied to the files it targets
+    └── ToolError                      (tool, detail) infrastructure failed: a tool is missing, a cache is broken
+
+Errors carry fields, not only text; ``str(err)`` is the one line the CLI prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class FaultsmithError(Exception):
+    """Base of every error faultsmith raises on purpose."""
+
+
+class InputError(FaultsmithError):
+    """The request names something unknown, malformed or unsafe."""
+
+
+def _listing(items: Iterable[str]) -> str:
+    names = sorted(items)
+    return ", ".join(names) if names else "(none)"
+
+
+class UnknownAppError(InputError):
+    def __init__(self, app: str, available: Iterable[str]) -> None:
+        self.app, self.available = app, sorted(available)
+        super().__init__(f"unknown app {app!r}; available apps: {_listing(self.available)}")
+
+
+class UnknownFaultError(InputError):
+    def __init__(self, fault_id: str, available: Iterable[str]) -> None:
+        self.fault_id, self.available = fault_id, sorted(available)
+        super().__init__(f"unknown fault {fault_id!r}; available faults: {_listing(self.available)}")
+
+
+class NotAnAppError(InputError):
+    def __init__(self, path: str, manifest_name: str) -> None:
+        self.path = path
+        super().__init__(f"{path} is not an app workspace: it has no {manifest_name}")
+
+
+class FaultNotApplicableError(InputError):
+    def __init__(self, fault_id: str, app: str, applicable_apps: Iterable[str]) -> None:
+        self.fault_id, self.app, self.applicable_apps = fault_id, app, sorted(applicable_apps)
+        super().__init__(
+            f"fault {fault_id!r} does not apply to app {app!r}; "
+            f"it applies to: {_listing(self.applicable_apps)}"
+        )
+
+
+class UnsafePathError(InputError):
+    def __init__(self, path: str, root: str) -> None:
+        self.path, self.root = path, root
+        super().__init__(f"path {path!r} escapes the workspace {root}")
+
+
+class RegistryError(FaultsmithError):
+    """A fault plugin violates the contract; raised when it registers, never at run time."""
+
+
+class MutationError(FaultsmithError):
+    def __init__(self, path: str, detail: str) -> None:
+        self.path, self.detail = path, detail
+        super().__init__(f"cannot edit {path}: {detail}")
+
+
+class ToolError(FaultsmithError):
+    def __init__(self, tool: str, detail: str) -> None:
+        self.tool, self.detail = tool, detail
+        super().__init__(f"{tool}: {detail}")

@@ -1,0 +1,161 @@
+"""The `faultsmith` command: a thin layer over the library; errors become one clear line."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from fault_library.apps import all_apps, app_dir, get_app
+from fault_library.registry import all_faults, applicable_fault
+from fault_library.workspace import Workspace
+from schemas.errors import FaultsmithError, InputError
+from schemas.pipeline import PipelineResult
+from service.settings import Settings
+from validation.pipeline import run_pipeline
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+apps_cli = typer.Typer(no_args_is_help=True, help="Sample apps faults are injected into.")
+faults_cli = typer.Typer(no_args_is_help=True, help="The fault library.")
+pipeline_cli = typer.Typer(no_args_is_help=True, help="Run an app's CI-like pipeline.")
+app.add_typer(apps_cli, name="apps")
+app.add_typer(faults_cli, name="faults")
+app.add_typer(pipeline_cli, name="pipeline")
+
+out = Console(highlight=False)
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+
+
+def _emit_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+@apps_cli.command("list")
+def apps_list(as_json: JsonFlag = False) -> None:
+    """List the sample apps."""
+    apps = all_apps()
+    if as_json:
+        _emit_json([{"name": m.name, "shape": m.shape, "summary": m.summary, "services": sorted(m.services),
+                     "stages": m.pipeline.stages} for m in apps.values()])
+        return
+    table = Table("app", "shape", "services", "summary")
+    for m in apps.values():
+        table.add_row(m.name, m.shape, ", ".join(sorted(m.services)), m.summary)
+    out.print(table)
+
+
+@faults_cli.command("list")
+def faults_list(as_json: JsonFlag = False) -> None:
+    """List the faults in the library."""
+    apps = all_apps()
+    rows = [{"id": f.id, "category": f.category.value, "stage": f.stage, "summary": f.summary,
+             "apps": [a for a, m in apps.items() if f.applicable(m)], "backends": list(f.backends),
+             "params_schema": f.Params.model_json_schema()} for f in all_faults().values()]
+    if as_json:
+        _emit_json(rows)
+        return
+    table = Table("id", "category", "stage", "apps", "summary")
+    for r in rows:
+        table.add_row(r["id"], r["category"], r["stage"], ", ".join(r["apps"]), r["summary"])
+    out.print(table)
+
+
+@pipeline_cli.command("run")
+def pipeline_run(
+    app_name: Annotated[str | None, typer.Option("--app", help="Run on a clean copy of this app.")] = None,
+    workspace: Annotated[Path | None, typer.Option(help="Run on this workspace instead.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run the pipeline on a clean app or a workspace; exit 1 if a stage fails."""
+    settings = Settings()
+    if workspace is None:
+        if app_name is None:
+            raise InputError("give --app APP or --workspace DIR")
+        result = _run_on_copy(app_dir(app_name), settings)
+    else:
+        if not workspace.is_dir():
+            raise InputError(f"workspace {workspace} is not a directory")
+        result = run_pipeline(workspace, settings.caches())
+    if as_json:
+        _emit_json(result.model_dump(mode="json"))
+    else:
+        print_pipeline(result)
+    raise typer.Exit(0 if result.passed else 1)
+
+
+def _run_on_copy(source: Path, settings: Settings) -> PipelineResult:
+    caches = settings.caches()
+    scratch = caches.tmp / f"clean-{source.name}-{random.SystemRandom().getrandbits(32):08x}"
+    shutil.copytree(source, scratch)
+    try:
+        return run_pipeline(scratch, caches)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@app.command()
+def inject(
+    app_name: Annotated[str, typer.Option("--app")],
+    fault_id: Annotated[str, typer.Option("--fault")],
+    seed: Annotated[int, typer.Option()],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the broken workspace to (must not exist).")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Write a broken workspace: a clean app copy with one fault injected."""
+    manifest = get_app(app_name)
+    fault = applicable_fault(fault_id, manifest, all_apps())
+    if out_dir.exists():
+        raise InputError(f"{out_dir} already exists; choose a new folder")
+    params = fault.sample_params(manifest, random.Random(seed))
+    staging = out_dir.with_name(f".{out_dir.name}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.copytree(app_dir(app_name), staging)
+    try:
+        mutation = fault.inject(Workspace(staging, manifest), params)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    staging.rename(out_dir)
+    if as_json:
+        _emit_json({"app": app_name, "fault": fault_id, "seed": seed, "out": str(out_dir),
+                    "params": params.model_dump(mode="json"), "diff": mutation.diff})
+    else:
+        out.print(f"wrote {out_dir} ({fault_id} on {app_name}, seed {seed})")
+        out.print(mutation.diff, markup=False)
+
+
+def print_pipeline(result: PipelineResult) -> None:
+    table = Table("stage", "status", "seconds", title=f"pipeline: {result.app} ({result.duration_s:.1f}s)")
+    colors = {"passed": "green", "failed": "red", "skipped": "dim"}
+    for stage in result.stages:
+        table.add_row(stage.name, f"[{colors[stage.status.value]}]{stage.status.value}[/]", f"{stage.duration_s:.2f}")
+    out.print(table)
+    failed = result.failed_stage
+    if failed:
+        out.print(f"[red]{failed.name} failed[/]; the lines to look at:")
+        for line in failed.error_lines or failed.log_excerpt.splitlines()[-10:]:
+            out.print(f"  {line}", markup=False)
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except FaultsmithError as err:
+        Console(stderr=True).print(f"error: {err}", markup=False)
+        sys.exit(2)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except Exception as err:  # click usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(err, click.ClickException):
+            err.show()
+            sys.exit(err.exit_code)
+        raise

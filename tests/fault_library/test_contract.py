@@ -1,0 +1,84 @@
+"""The fault contract, proven for every registered fault on every app it applies to, for several seeds."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from fault_library.apps import all_apps, app_dir
+from fault_library.registry import all_faults
+from fault_library.workspace import Workspace
+from schemas.pipeline import PipelineResult
+from validation.caches import Caches
+from validation.pipeline import run_pipeline
+
+SEEDS = (0, 1, 2)
+HINTS = re.compile(r"\b(bug|injected|inject|fault|faultsmith|broken on purpose|fixme|todo)\b", re.IGNORECASE)
+BACKUP_SUFFIXES = (".orig", ".rej", ".bak", ".swp", "~")
+
+CASES = [
+    pytest.param(fault_id, app, seed, id=f"{fault_id}-{app}-{seed}", marks=pytest.mark.xdist_group(f"{app}-{seed}"))
+    for fault_id, fault in all_faults().items()
+    for app, manifest in all_apps().items()
+    if fault.applicable(manifest)
+    for seed in SEEDS
+]
+
+
+@pytest.mark.parametrize("app", sorted(all_apps()))
+def test_clean_app_passes_every_stage(app: str, clean_copy, caches: Caches) -> None:
+    result = run_pipeline(clean_copy(app), caches)
+    assert result.passed, _explain(result)
+    assert [s.name for s in result.stages] == all_apps()[app].pipeline.stages
+
+
+@pytest.mark.parametrize(("fault_id", "app", "seed"), CASES)
+def test_fault_contract(fault_id: str, app: str, seed: int, clean_copy, caches: Caches) -> None:
+    fault = all_faults()[fault_id]
+    manifest = all_apps()[app]
+    params = fault.sample_params(Workspace(app_dir(app), manifest), random.Random(seed))
+
+    broken = clean_copy(app, "broken")
+    ws = Workspace(broken, manifest)
+    mutation = fault.inject(ws, params)
+    assert mutation.diff, "the fault changed nothing"
+
+    # deterministic: the same seed gives the same params and byte-identical mutations
+    again = clean_copy(app, "again")
+    params_again = fault.sample_params(Workspace(app_dir(app), manifest), random.Random(seed))
+    assert params_again == params
+    assert fault.inject(Workspace(again, manifest), params_again).diff == mutation.diff
+    assert _tree(again) == _tree(broken)
+
+    # no hint left behind: no telltale words in what it added, no backup files
+    added = "\n".join(ln[1:] for ln in mutation.diff.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
+    assert not HINTS.search(added), f"hint in the mutation: {HINTS.search(added)}"
+    assert not [p for p in _tree(broken) if p.endswith(BACKUP_SUFFIXES)]
+
+    # fails at the declared stage, for the declared reason, in the real tool output
+    result = run_pipeline(broken, caches)
+    failed = result.failed_stage
+    assert failed is not None, f"{fault_id} did not break the pipeline"
+    assert failed.name == fault.stage, _explain(result)
+    evidence = "\n".join([*failed.error_lines, failed.log_excerpt])
+    assert re.search(fault.signature, evidence), f"signature {fault.signature!r} not in:\n{evidence}"
+
+    # the reference fix restores a full pass
+    fault.fix(ws, params, mutation)
+    fixed = run_pipeline(broken, caches)
+    assert fixed.passed, _explain(fixed)
+
+
+def _explain(result: PipelineResult) -> str:
+    return "\n".join(
+        f"{s.name}: {s.status.value}\n  " + "\n  ".join(s.error_lines or s.log_excerpt.splitlines()[-15:])
+        for s in result.stages
+        if s.status.value != "skipped"
+    )
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

@@ -1,0 +1,97 @@
+"""Read the app's compose file the way Compose itself does, and translate it to local processes.
+
+Compose (the real v2 binary) interpolates `.env` and normalizes the file; we read its JSON. The
+local backend then stands in for a container network: configured ports map to free host ports
+(equal ports map equally, so a conflict stays a conflict), `http://<service>:<port>` URLs point at
+127.0.0.1, and paths under a mounted volume point at the run's own folder for that volume.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from validation.process import run_tool
+from validation.tools import compose_binary
+
+
+@dataclass(frozen=True)
+class ComposeService:
+    name: str
+    environment: dict[str, str]
+    mounts: dict[str, Path]  # container path -> host path
+    depends_on: tuple[str, ...]
+
+
+def load_compose(workspace: Path, compose_file: str, env_file: str, project: str, volumes_dir: Path,
+                 timeout_s: float = 30) -> tuple[dict[str, ComposeService], str]:
+    """Services as Compose resolves them, or ({}, compose's error text)."""
+    argv = [str(compose_binary()), "-f", compose_file, "--env-file", env_file,
+            "--project-name", project, "config", "--format", "json"]
+    done = run_tool(argv, cwd=workspace, timeout_s=timeout_s)
+    if done.exit_code != 0:
+        return {}, done.output.strip()
+    config: dict[str, Any] = json.loads(done.output)
+    services = {}
+    for name, spec in sorted(config.get("services", {}).items()):
+        mounts = {}
+        for vol in spec.get("volumes", []):
+            source = vol.get("source", "")
+            host = Path(source) if vol.get("type") == "bind" else volumes_dir / source
+            mounts[vol["target"]] = host
+        env = {k: "" if v is None else str(v) for k, v in (spec.get("environment") or {}).items()}
+        services[name] = ComposeService(name, env, mounts, tuple(sorted(spec.get("depends_on") or {})))
+    return services, ""
+
+
+@dataclass
+class PortMap:
+    """Configured port -> free host port, stable within one run."""
+
+    host_ports: dict[int, int] = field(default_factory=dict)
+
+    def host(self, configured: int) -> int:
+        if configured not in self.host_ports:
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                self.host_ports[configured] = sock.getsockname()[1]
+        return self.host_ports[configured]
+
+    def scrub(self, text: str) -> str:
+        """Write host ports back as configured ones, so outputs do not depend on the run."""
+        for configured, host in self.host_ports.items():
+            text = re.sub(rf"(?<!\d){host}(?!\d)", str(configured), text)
+        return text
+
+
+def translate_env(svc: ComposeService, services: dict[str, ComposeService], ports: PortMap) -> dict[str, str]:
+    names = "|".join(re.escape(n) for n in services)
+    url = re.compile(rf"(https?://)({names}):(\d+)") if names else None
+    env = {}
+    for key, value in svc.environment.items():
+        if url is not None:
+            value = url.sub(lambda m: f"{m[1]}127.0.0.1:{ports.host(int(m[3]))}", value)
+        for target, host in sorted(svc.mounts.items(), key=lambda kv: -len(kv[0])):
+            value = re.sub(rf"(?<![\w.-]){re.escape(target)}(?=/|$)", str(host), value)
+        env[key] = value
+    return env
+
+
+def start_order(services: dict[str, ComposeService]) -> list[str]:
+    """Dependencies first, ties broken by name: a deterministic start order."""
+    order: list[str] = []
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        if name in order or name in trail or name not in services:
+            return
+        for dep in services[name].depends_on:
+            visit(dep, trail + (name,))
+        order.append(name)
+
+    for name in sorted(services):
+        visit(name, ())
+    return order

@@ -1,0 +1,79 @@
+"""build: resolve and install each service's requirements into a venv, as its image build would.
+
+pip resolves for real (a conflict is pip's own ResolutionImpossible text) from the local
+wheelhouse. A venv is cached by the hash of everything that shapes it, so a warm run reuses it and
+a mutated requirements file builds — and fails — afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sys
+import venv
+from pathlib import Path
+
+from validation.process import run_tool
+from validation.stages.base import StageContext, StageOutcome, combine, error_lines
+from validation.wheelhouse import wheelhouse
+
+DEV_REQUIREMENTS = "requirements-dev.txt"
+_DONE = ".complete"
+
+
+def build(ctx: StageContext) -> StageOutcome:
+    wheels = wheelhouse(ctx.caches)
+    parts = []
+    for name, svc in sorted(ctx.manifest.services.items()):
+        req_files = [svc.requirements] + ([DEV_REQUIREMENTS] if (ctx.workspace / DEV_REQUIREMENTS).is_file() else [])
+        venv_dir, outcome = _venv_for(ctx, wheels, req_files)
+        if outcome.ok:
+            ctx.venvs[name] = venv_dir
+        parts.append((f"pip install -r {' -r '.join(req_files)}", outcome))
+    return combine(parts)
+
+
+def _venv_for(ctx: StageContext, wheels: Path, req_files: list[str]) -> tuple[Path, StageOutcome]:
+    key = hashlib.sha256(f"{sys.version}\n{wheels.name}".encode())
+    for rel in req_files:
+        path = ctx.workspace / rel
+        if not path.is_file():
+            line = f"ERROR: Could not open requirements file: [Errno 2] No such file or directory: '{rel}'"
+            return Path(), StageOutcome(ok=False, output=line, error_lines=[line], exit_code=1)
+        key.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    target = ctx.caches.venvs / key.hexdigest()[:20]
+    if (target / _DONE).exists():
+        return target, StageOutcome(ok=True, output=f"reused cached environment {target.name}", exit_code=0)
+
+    staging = ctx.caches.tmp / f"venv-{target.name}-{id(ctx)}"
+    shutil.rmtree(staging, ignore_errors=True)
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(staging)
+    argv = [sys.executable, "-m", "pip", "--python", str(staging / "bin" / "python"), "install",
+            "--disable-pip-version-check", "--no-input", "--no-index", "--find-links", str(wheels)]
+    for rel in req_files:
+        argv += ["-r", rel]
+    done = run_tool(argv, cwd=ctx.workspace, timeout_s=ctx.timeout_s, env=_pip_env())
+    output = ctx.scrub(done.output)
+    if done.exit_code != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        return Path(), StageOutcome(ok=False, output=output, error_lines=_pip_errors(output), exit_code=done.exit_code)
+    (staging / _DONE).write_text("ok")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        staging.rename(target)
+    except OSError:  # a concurrent run built the same environment first; use theirs
+        shutil.rmtree(staging, ignore_errors=True)
+    return target, StageOutcome(ok=True, output=output, exit_code=0)
+
+
+def _pip_env() -> dict[str, str]:
+    """pip without the machine's own index, links or constraints: only the wheelhouse counts."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    return env | {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_CACHE_DIR": "1"}
+
+
+def _pip_errors(output: str) -> list[str]:
+    lines = [ln for ln in output.splitlines() if ln.startswith(("ERROR", "    The conflict is caused by", "    ")) and ln.strip()]
+    return lines[:20] or error_lines(output)
