@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from functools import cache
 from pathlib import Path
 
@@ -28,3 +29,9 @@ def get_app(name: str) -> AppManifest:
 def app_dir(name: str) -> Path:
     get_app(name)
     return APPS_DIR / name
+
+
+def copy_app(name: str, dest: Path) -> Path:
+    """A clean copy of an app's files (without caches a local run may have left) at `dest`."""
+    shutil.copytree(app_dir(name), dest, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    return dest

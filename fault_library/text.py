@@ -43,5 +43,8 @@ def insert_after(path: str, text: str, index: int, new_lines: str) -> Replace:
     lines = text.splitlines(keepends=True)
     lo, hi = unique_window(lines, index, text)
     hi = max(hi, index + 1)
-    return Replace(path=path, before="".join(lines[lo:hi]), after="".join(lines[lo : index + 1]) + new_lines
-                   + "".join(lines[index + 1 : hi]))
+    return Replace(
+        path=path,
+        before="".join(lines[lo:hi]),
+        after="".join(lines[lo : index + 1]) + new_lines + "".join(lines[index + 1 : hi]),
+    )

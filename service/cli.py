@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fault_library.apps import all_apps, app_dir, get_app
+from fault_library.apps import all_apps, copy_app, get_app
 from fault_library.registry import all_faults, applicable_fault
 from fault_library.workspace import Workspace
 from schemas.errors import FaultsmithError, InputError
@@ -42,8 +42,18 @@ def apps_list(as_json: JsonFlag = False) -> None:
     """List the sample apps."""
     apps = all_apps()
     if as_json:
-        _emit_json([{"name": m.name, "shape": m.shape, "summary": m.summary, "services": sorted(m.services),
-                     "stages": m.pipeline.stages} for m in apps.values()])
+        _emit_json(
+            [
+                {
+                    "name": m.name,
+                    "shape": m.shape,
+                    "summary": m.summary,
+                    "services": sorted(m.services),
+                    "stages": m.pipeline.stages,
+                }
+                for m in apps.values()
+            ]
+        )
         return
     table = Table("app", "shape", "services", "summary")
     for m in apps.values():
@@ -55,9 +65,18 @@ def apps_list(as_json: JsonFlag = False) -> None:
 def faults_list(as_json: JsonFlag = False) -> None:
     """List the faults in the library."""
     apps = all_apps()
-    rows = [{"id": f.id, "category": f.category.value, "stage": f.stage, "summary": f.summary,
-             "apps": [a for a, m in apps.items() if f.applicable(m)], "backends": list(f.backends),
-             "params_schema": f.Params.model_json_schema()} for f in all_faults().values()]
+    rows = [
+        {
+            "id": f.id,
+            "category": f.category.value,
+            "stage": f.stage,
+            "summary": f.summary,
+            "apps": [a for a, m in apps.items() if f.applicable(m)],
+            "backends": list(f.backends),
+            "params_schema": f.Params.model_json_schema(),
+        }
+        for f in all_faults().values()
+    ]
     if as_json:
         _emit_json(rows)
         return
@@ -78,7 +97,7 @@ def pipeline_run(
     if workspace is None:
         if app_name is None:
             raise InputError("give --app APP or --workspace DIR")
-        result = _run_on_copy(app_dir(app_name), settings)
+        result = _run_on_copy(app_name, settings)
     else:
         if not workspace.is_dir():
             raise InputError(f"workspace {workspace} is not a directory")
@@ -90,10 +109,10 @@ def pipeline_run(
     raise typer.Exit(0 if result.passed else 1)
 
 
-def _run_on_copy(source: Path, settings: Settings) -> PipelineResult:
+def _run_on_copy(app_name: str, settings: Settings) -> PipelineResult:
     caches = settings.caches()
-    scratch = caches.tmp / f"clean-{source.name}-{random.SystemRandom().getrandbits(32):08x}"
-    shutil.copytree(source, scratch)
+    get_app(app_name)
+    scratch = copy_app(app_name, caches.tmp / f"clean-{app_name}-{random.SystemRandom().getrandbits(32):08x}")
     try:
         return run_pipeline(scratch, caches)
     finally:
@@ -105,7 +124,9 @@ def inject(
     app_name: Annotated[str, typer.Option("--app")],
     fault_id: Annotated[str, typer.Option("--fault")],
     seed: Annotated[int, typer.Option()],
-    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the broken workspace to (must not exist).")],
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Folder to write the broken workspace to (must not exist).")
+    ],
     as_json: JsonFlag = False,
 ) -> None:
     """Write a broken workspace: a clean app copy with one fault injected."""
@@ -116,7 +137,7 @@ def inject(
     params = fault.sample_params(manifest, random.Random(seed))
     staging = out_dir.with_name(f".{out_dir.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
-    shutil.copytree(app_dir(app_name), staging)
+    copy_app(app_name, staging)
     try:
         mutation = fault.inject(Workspace(staging, manifest), params)
     except BaseException:
@@ -124,8 +145,16 @@ def inject(
         raise
     staging.rename(out_dir)
     if as_json:
-        _emit_json({"app": app_name, "fault": fault_id, "seed": seed, "out": str(out_dir),
-                    "params": params.model_dump(mode="json"), "diff": mutation.diff})
+        _emit_json(
+            {
+                "app": app_name,
+                "fault": fault_id,
+                "seed": seed,
+                "out": str(out_dir),
+                "params": params.model_dump(mode="json"),
+                "diff": mutation.diff,
+            }
+        )
     else:
         out.print(f"wrote {out_dir} ({fault_id} on {app_name}, seed {seed})")
         out.print(mutation.diff, markup=False)
@@ -135,7 +164,9 @@ def print_pipeline(result: PipelineResult) -> None:
     table = Table("stage", "status", "seconds", title=f"pipeline: {result.app} ({result.duration_s:.1f}s)")
     colors = {"passed": "green", "failed": "red", "skipped": "dim"}
     for stage in result.stages:
-        table.add_row(stage.name, f"[{colors[stage.status.value]}]{stage.status.value}[/]", f"{stage.duration_s:.2f}")
+        table.add_row(
+            stage.name, f"[{colors[stage.status.value]}]{stage.status.value}[/]", f"{stage.duration_s:.2f}"
+        )
     out.print(table)
     failed = result.failed_stage
     if failed:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from fault_library.apps import app_dir
+from fault_library.apps import copy_app
 from validation.caches import Caches
 
 
@@ -25,7 +24,7 @@ def clean_copy(tmp_path: Path):
 
     def make(app: str, name: str = "ws") -> Path:
         target = tmp_path / f"{app}-{name}"
-        shutil.copytree(app_dir(app), target)
+        copy_app(app, target)
         return target
 
     return make

@@ -27,11 +27,22 @@ class ComposeService:
     depends_on: tuple[str, ...]
 
 
-def load_compose(workspace: Path, compose_file: str, env_file: str, project: str, volumes_dir: Path,
-                 timeout_s: float = 30) -> tuple[dict[str, ComposeService], str]:
+def load_compose(
+    workspace: Path, compose_file: str, env_file: str, project: str, volumes_dir: Path, timeout_s: float = 30
+) -> tuple[dict[str, ComposeService], str]:
     """Services as Compose resolves them, or ({}, compose's error text)."""
-    argv = [str(compose_binary()), "-f", compose_file, "--env-file", env_file,
-            "--project-name", project, "config", "--format", "json"]
+    argv = [
+        str(compose_binary()),
+        "-f",
+        compose_file,
+        "--env-file",
+        env_file,
+        "--project-name",
+        project,
+        "config",
+        "--format",
+        "json",
+    ]
     done = run_tool(argv, cwd=workspace, timeout_s=timeout_s)
     if done.exit_code != 0:
         return {}, done.output.strip()

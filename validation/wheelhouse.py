@@ -7,8 +7,10 @@ installs run with `--no-index` and never touch the network.
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from schemas.errors import ToolError
@@ -25,15 +27,28 @@ def wheelhouse(caches: Caches, spec: Path = SPEC) -> Path:
     target = caches.wheelhouses / digest
     if (target / _DONE).exists():
         return target
-    staging = caches.tmp / f"wheelhouse-{digest}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
-            "--only-binary=:all:", "--python-version", "3.11", "-d", str(staging), "-r", str(spec)]
-    done = run_tool(argv, cwd=staging, timeout_s=600)
-    if done.exit_code != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise ToolError("pip download", done.output.strip().splitlines()[-1] if done.output.strip() else "failed")
+    staging = Path(tempfile.mkdtemp(prefix=f"wheelhouse-{digest}-", dir=caches.tmp))
+    for layer in _layers(spec.read_text("utf-8")):
+        argv = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            "3.11",
+            "-d",
+            str(staging),
+            *layer,
+        ]
+        done = run_tool(argv, cwd=staging, timeout_s=600)
+        if done.exit_code != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            errors = [ln for ln in done.output.splitlines() if ln.startswith("ERROR")] or ["failed"]
+            raise ToolError("pip download", errors[0])
     (staging / _DONE).write_text(digest)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -41,3 +56,19 @@ def wheelhouse(caches: Caches, spec: Path = SPEC) -> Path:
     except OSError:  # another process finished the same wheelhouse first
         shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def _layers(spec_text: str) -> list[list[str]]:
+    """Split pins into groups naming each package once: pip refuses two versions of one package per call."""
+    layers: list[dict[str, str]] = []
+    for line in spec_text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name = re.split(r"[=<>!~ ]", line, maxsplit=1)[0].lower().replace("_", "-")
+        layer = next((lay for lay in layers if name not in lay), None)
+        if layer is None:
+            layer = {}
+            layers.append(layer)
+        layer[name] = line
+    return [sorted(layer.values()) for layer in layers]

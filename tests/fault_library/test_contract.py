@@ -20,7 +20,9 @@ HINTS = re.compile(r"\b(bug|injected|inject|fault|faultsmith|broken on purpose|f
 BACKUP_SUFFIXES = (".orig", ".rej", ".bak", ".swp", "~")
 
 CASES = [
-    pytest.param(fault_id, app, seed, id=f"{fault_id}-{app}-{seed}", marks=pytest.mark.xdist_group(f"{app}-{seed}"))
+    pytest.param(
+        fault_id, app, seed, id=f"{fault_id}-{app}-{seed}", marks=pytest.mark.xdist_group(f"{app}-{seed}")
+    )
     for fault_id, fault in all_faults().items()
     for app, manifest in all_apps().items()
     if fault.applicable(manifest)
@@ -54,7 +56,9 @@ def test_fault_contract(fault_id: str, app: str, seed: int, clean_copy, caches: 
     assert _tree(again) == _tree(broken)
 
     # no hint left behind: no telltale words in what it added, no backup files
-    added = "\n".join(ln[1:] for ln in mutation.diff.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
+    added = "\n".join(
+        ln[1:] for ln in mutation.diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")
+    )
     assert not HINTS.search(added), f"hint in the mutation: {HINTS.search(added)}"
     assert not [p for p in _tree(broken) if p.endswith(BACKUP_SUFFIXES)]
 

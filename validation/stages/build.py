@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -25,7 +26,9 @@ def build(ctx: StageContext) -> StageOutcome:
     wheels = wheelhouse(ctx.caches)
     parts = []
     for name, svc in sorted(ctx.manifest.services.items()):
-        req_files = [svc.requirements] + ([DEV_REQUIREMENTS] if (ctx.workspace / DEV_REQUIREMENTS).is_file() else [])
+        req_files = [svc.requirements] + (
+            [DEV_REQUIREMENTS] if (ctx.workspace / DEV_REQUIREMENTS).is_file() else []
+        )
         venv_dir, outcome = _venv_for(ctx, wheels, req_files)
         if outcome.ok:
             ctx.venvs[name] = venv_dir
@@ -45,18 +48,30 @@ def _venv_for(ctx: StageContext, wheels: Path, req_files: list[str]) -> tuple[Pa
     if (target / _DONE).exists():
         return target, StageOutcome(ok=True, output=f"reused cached environment {target.name}", exit_code=0)
 
-    staging = ctx.caches.tmp / f"venv-{target.name}-{id(ctx)}"
-    shutil.rmtree(staging, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"venv-{target.name}-", dir=ctx.caches.tmp))
     venv.EnvBuilder(with_pip=False, symlinks=True).create(staging)
-    argv = [sys.executable, "-m", "pip", "--python", str(staging / "bin" / "python"), "install",
-            "--disable-pip-version-check", "--no-input", "--no-index", "--find-links", str(wheels)]
+    argv = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        str(staging / "bin" / "python"),
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--no-index",
+        "--find-links",
+        str(wheels),
+    ]
     for rel in req_files:
         argv += ["-r", rel]
     done = run_tool(argv, cwd=ctx.workspace, timeout_s=ctx.timeout_s, env=_pip_env())
     output = ctx.scrub(done.output)
     if done.exit_code != 0:
         shutil.rmtree(staging, ignore_errors=True)
-        return Path(), StageOutcome(ok=False, output=output, error_lines=_pip_errors(output), exit_code=done.exit_code)
+        return Path(), StageOutcome(
+            ok=False, output=output, error_lines=_pip_errors(output), exit_code=done.exit_code
+        )
     (staging / _DONE).write_text("ok")
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -75,5 +90,9 @@ def _pip_env() -> dict[str, str]:
 
 
 def _pip_errors(output: str) -> list[str]:
-    lines = [ln for ln in output.splitlines() if ln.startswith(("ERROR", "    The conflict is caused by", "    ")) and ln.strip()]
+    lines = [
+        ln
+        for ln in output.splitlines()
+        if ln.startswith(("ERROR", "    The conflict is caused by", "    ")) and ln.strip()
+    ]
     return lines[:20] or error_lines(output)

@@ -30,8 +30,9 @@ class DeployFailure(Exception):
 def deploy(ctx: StageContext) -> StageOutcome:
     m = ctx.manifest
     volumes = ctx.run_dir / "volumes"
-    services, error = load_compose(ctx.workspace, m.compose.file, m.compose.env_file, m.name, volumes,
-                                   timeout_s=ctx.timeout_s)
+    services, error = load_compose(
+        ctx.workspace, m.compose.file, m.compose.env_file, m.name, volumes, timeout_s=ctx.timeout_s
+    )
     if error:
         lines = [ctx.scrub(ln) for ln in error.splitlines() if ln.strip()]
         return StageOutcome(ok=False, output="\n".join(lines), error_lines=lines[-5:], exit_code=1)
@@ -46,9 +47,10 @@ def deploy(ctx: StageContext) -> StageOutcome:
                 if svc.kind == "job":
                     _run_job(ctx, name, svc, env, log)
                 else:
+                    port = _bind_port(svc, env, ports)
                     proc = _start_server(ctx, name, svc, env)
                     running.callback(_stop, proc)
-                    _wait_healthy(ctx, name, svc, env, proc, ports)
+                    _wait_healthy(ctx, name, svc, port, proc)
                     log.append(f"{name}: healthy ({svc.health})")
             log.append(_smoke(ctx, services, ports))
         except DeployFailure as failure:
@@ -88,8 +90,15 @@ def _run_job(ctx: StageContext, name: str, svc: Service, env: dict[str, str], lo
 
 def _start_server(ctx: StageContext, name: str, svc: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
     out = open(ctx.run_dir / f"{name}.log", "wb")  # noqa: SIM115  (closed when the process is stopped)
-    proc = subprocess.Popen(_argv(ctx, name, svc), cwd=ctx.workspace / svc.dir, env=env, stdout=out,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        _argv(ctx, name, svc),
+        cwd=ctx.workspace / svc.dir,
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     out.close()
     return proc
 
@@ -100,25 +109,35 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def _wait_healthy(ctx: StageContext, name: str, svc: Service, env: dict[str, str],
-                  proc: subprocess.Popen[bytes], ports: PortMap) -> None:
-    assert svc.port_env is not None
-    configured = env.get(svc.port_env, "")
+def _bind_port(svc: Service, env: dict[str, str], ports: PortMap) -> int | None:
+    """Point the server's port variable at its host port; None when it has no usable port (it will say why)."""
+    configured = env.get(svc.port_env or "", "")
     if not configured.isdigit():
-        raise DeployFailure([f"{name}: {svc.port_env} is {configured!r}, not a port number"])
-    env[svc.port_env] = str(ports.host(int(configured)))
-    url = f"http://127.0.0.1:{env[svc.port_env]}{svc.health}"
-    deadline, last = time.monotonic() + HEALTH_TIMEOUT_S, "no answer"
+        return None
+    host = ports.host(int(configured))
+    env[svc.port_env or ""] = str(host)
+    return host
+
+
+def _wait_healthy(
+    ctx: StageContext, name: str, svc: Service, port: int | None, proc: subprocess.Popen[bytes]
+) -> None:
+    deadline = time.monotonic() + HEALTH_TIMEOUT_S
+    last = f"{svc.port_env} is not a port number" if port is None else "no answer"
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise DeployFailure([f"{name}: exited with code {proc.returncode} during startup",
-                                 *_tail(_read_log(ctx, name))])
-        status, body = _http("GET", url)
-        if status == 200:
-            return
-        last = f"{status} {body[:200]}" if status else body
+            raise DeployFailure(
+                [f"{name}: exited with code {proc.returncode} during startup", *_tail(_read_log(ctx, name))]
+            )
+        if port is not None:
+            status, body = _http("GET", f"http://127.0.0.1:{port}{svc.health}")
+            if status == 200:
+                return
+            last = f"{status} {body[:200]}" if status else body
         time.sleep(0.05)
-    raise DeployFailure([f"{name}: health check GET {svc.health} failed: {last}", *_tail(_read_log(ctx, name))])
+    raise DeployFailure(
+        [f"{name}: health check GET {svc.health} failed: {last}", *_tail(_read_log(ctx, name))]
+    )
 
 
 def _smoke(ctx: StageContext, services: dict[str, ComposeService], ports: PortMap) -> str:
@@ -130,15 +149,22 @@ def _smoke(ctx: StageContext, services: dict[str, ComposeService], ports: PortMa
     call = f"{smoke.method} {smoke.service}{smoke.path}"
     if status != smoke.expect_status:
         logs = [ln for n in sorted(ctx.manifest.servers()) for ln in _tail(_read_log(ctx, n), 4)]
-        raise DeployFailure([f"smoke call {call} returned {status or 'no answer'} "
-                             f"(expected {smoke.expect_status}): {body[:300]}", *logs])
+        raise DeployFailure(
+            [
+                f"smoke call {call} returned {status or 'no answer'} "
+                f"(expected {smoke.expect_status}): {body[:300]}",
+                *logs,
+            ]
+        )
     if smoke.expect_json_key:
         try:
             payload = json.loads(body)
         except ValueError:
             payload = None
         if not isinstance(payload, dict) or smoke.expect_json_key not in payload:
-            raise DeployFailure([f"smoke call {call} answered without {smoke.expect_json_key!r}: {body[:300]}"])
+            raise DeployFailure(
+                [f"smoke call {call} answered without {smoke.expect_json_key!r}: {body[:300]}"]
+            )
     return f"smoke call {call}: {status}"
 
 

@@ -17,8 +17,12 @@ DEV_REQUIREMENTS = "requirements-dev.txt"
 
 # parent -> {dependency: versions outside the parent's declared range} (all in the wheelhouse)
 INCOMPATIBLE: dict[str, dict[str, tuple[str, ...]]] = {
-    "flask": {"werkzeug": ("2.3.8", "2.2.3"), "itsdangerous": ("2.0.1",), "click": ("8.0.4",),
-              "blinker": ("1.5",)},
+    "flask": {
+        "werkzeug": ("2.3.8", "2.2.3"),
+        "itsdangerous": ("2.0.1",),
+        "click": ("8.0.4",),
+        "blinker": ("1.5",),
+    },
     "requests": {"idna": ("2.4",), "charset-normalizer": ("1.4.1",), "urllib3": ("1.20",)},
     "pytest": {"pluggy": ("1.4.0", "1.3.0")},
 }
@@ -51,8 +55,10 @@ class DependencyClash(Fault):
     id = "core.dependency_clash"
     category = Category.CORE
     stage = "build"
-    summary = ("A requirements file pins a dependency below the range its parent package requires, so "
-               "pip's resolver cannot build the service.")
+    summary = (
+        "A requirements file pins a dependency below the range its parent package requires, so "
+        "pip's resolver cannot build the service."
+    )
     signature = r"ResolutionImpossible|conflicting dependencies"
     Params = Params
     roles = ("requirements:*",)

@@ -1,1 +1,1 @@
-"""Faults of this category (none yet)."""
+from fault_library.faults.cross_service import rotated_secret  # noqa: F401

@@ -16,9 +16,14 @@ from schemas.mutation import Edit
 
 _COLUMN = re.compile(r"^\s+[a-z_]+\s+[A-Z]+.*,\s*$")  # a column definition followed by another
 _LAST_COLUMN = re.compile(r"^\s+[a-z_]+\s+[A-Z]+[^,]*$")  # the last definition before ")"
-_KEYWORDS = {"CREATE TABLE": ("CREATE TABEL", "CRATE TABLE"), "PRIMARY KEY": ("PRIMARY KYE",),
-             "NOT NULL": ("NOT NUL", "NOTNULL NULL"), "REFERENCES": ("REFERNCES",),
-             "CREATE INDEX": ("CREATE INDX",), "ALTER TABLE": ("ALTER TABEL",)}
+_KEYWORDS = {
+    "CREATE TABLE": ("CREATE TABEL", "CRATE TABLE"),
+    "PRIMARY KEY": ("PRIMARY KYE",),
+    "NOT NULL": ("NOT NUL", "NOTNULL NULL"),
+    "REFERENCES": ("REFERNCES",),
+    "CREATE INDEX": ("CREATE INDX",),
+    "ALTER TABLE": ("ALTER TABEL",),
+}
 
 
 def _drop_comma(line: str, rng: random.Random) -> str:

@@ -1,1 +1,1 @@
-"""Faults of this category (none yet)."""
+from fault_library.faults.observability import broken_json_formatter  # noqa: F401

@@ -1,0 +1,54 @@
+"""Locating lines in a compose file's text, so faults edit it as a person would: one line at a time."""
+
+from __future__ import annotations
+
+import re
+
+from schemas.errors import MutationError
+
+
+def service_block(lines: list[str], service: str) -> tuple[int, int]:
+    """[start, end) line indexes of a service's block under `services:`."""
+    header = re.compile(rf"^(\s+){re.escape(service)}:\s*$")
+    for i, line in enumerate(lines):
+        m = header.match(line)
+        if m:
+            indent = len(m[1])
+            end = next(
+                (
+                    j
+                    for j in range(i + 1, len(lines))
+                    if lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) <= indent
+                ),
+                len(lines),
+            )
+            return i, end
+    raise MutationError("compose", f"no service {service!r}")
+
+
+def env_line(text: str, service: str, key: str) -> int:
+    """The line index that sets `key` in a service's `environment:` (mapping or list form)."""
+    lines = text.splitlines()
+    start, end = service_block(lines, service)
+    pattern = re.compile(rf"^\s+(-\s+)?{re.escape(key)}\s*[:=]")
+    for i in range(start, end):
+        if pattern.match(lines[i]):
+            return i
+    raise MutationError("compose", f"service {service!r} does not set {key}")
+
+
+def env_keys(text: str, service: str) -> list[str]:
+    lines = text.splitlines()
+    start, end = service_block(lines, service)
+    keys, inside, indent = [], False, 0
+    for line in lines[start:end]:
+        if re.match(r"^\s+environment:\s*$", line):
+            inside, indent = True, len(line) - len(line.lstrip())
+            continue
+        if inside:
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            m = re.match(r"^\s+(?:-\s+)?([A-Z][A-Z0-9_]*)\s*[:=]", line)
+            if m:
+                keys.append(m[1])
+    return keys

@@ -1,0 +1,70 @@
+"""Compose hands a service a required variable under the wrong name; the service refuses to start."""
+
+from __future__ import annotations
+
+import random
+
+from pydantic import BaseModel
+
+from fault_library.compose_text import env_keys, env_line
+from fault_library.fault import Category, Fault
+from fault_library.registry import register
+from fault_library.text import replace_line
+from fault_library.workspace import Workspace
+from schemas.mutation import Edit
+
+_SYNONYMS = {
+    "URL": ("URI", "ENDPOINT", "ADDR"),
+    "SECRET": ("SECRET_KEY", "KEY", "TOKEN"),
+    "PORT": ("PORT_NUMBER",),
+}
+
+
+def misnamed(key: str, service: str, rng: random.Random) -> str:
+    """A name a person could plausibly have typed instead of `key`."""
+    words = key.split("_")
+    options = [f"{service.upper()}_{key}", key.replace("_", "", 1) if "_" in key else key + "S"]
+    for word, replacements in _SYNONYMS.items():
+        if words[-1] == word:
+            options += ["_".join(words[:-1] + [r]) for r in replacements]
+    i = rng.randrange(len(key) - 1)
+    options.append(key[:i] + key[i + 1] + key[i] + key[i + 2 :])
+    return rng.choice([o for o in options if o != key])
+
+
+class Params(BaseModel):
+    service: str
+    key: str
+    wrong_key: str
+
+
+@register
+class EnvVarMapping(Fault):
+    id = "core.env_var_mapping"
+    category = Category.CORE
+    stage = "deploy"
+    summary = "docker-compose.yml passes a variable a service requires under a misspelt or renamed key."
+    signature = r"is not set|KeyError"
+    Params = Params
+    roles = ("compose",)
+
+    def applicable(self, app):  # type: ignore[no-untyped-def]
+        return any(s.required_env for s in app.services.values())
+
+    def sample_params(self, app: Workspace, rng: random.Random) -> Params:
+        compose = app.read(app.role("compose"))
+        options = [
+            (name, key)
+            for name, svc in sorted(app.manifest.services.items())
+            for key in env_keys(compose, name)
+            if key in svc.required_env
+        ]
+        service, key = rng.choice(options)
+        return Params(service=service, key=key, wrong_key=misnamed(key, service, rng))
+
+    def edits(self, ws: Workspace, params: Params) -> list[Edit]:
+        path = ws.role("compose")
+        text = ws.read(path)
+        index = env_line(text, params.service, params.key)
+        line = text.splitlines()[index]
+        return [replace_line(path, text, index, line.replace(params.key, params.wrong_key, 1))]

@@ -1,0 +1,1 @@
+"""Read-only HTTP view of the latest signed ledger report."""

@@ -1,0 +1,3 @@
+project_id = "acme-ledger-prod"
+region     = "europe-west1"
+dataset    = "ledger_reports"

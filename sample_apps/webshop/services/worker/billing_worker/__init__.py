@@ -1,0 +1,1 @@
+"""Billing worker: turns billed orders into invoices."""
