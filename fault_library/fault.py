@@ -12,7 +12,7 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
@@ -38,6 +38,30 @@ class CheckResult:
     evidence: str
 
 
+@dataclass(frozen=True)
+class ProbeResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+class Probe(Protocol):
+    """Runs code against the repaired app, in a service's own built environment (supplied by validation)."""
+
+    def run_python(self, service: str, code: str, timeout_s: float = 30.0) -> ProbeResult:
+        """Run `code` with the service's interpreter, its directory first on sys.path, cwd = app root."""
+        ...
+
+
+@dataclass(frozen=True)
+class Repair:
+    """A named repair of a broken workspace, as edits: a valid alternative fix or a known-bad workaround."""
+
+    name: str
+    summary: str
+    edits: list[Edit]
+
+
 class Fault(ABC):
     id: ClassVar[str]
     category: ClassVar[Category]
@@ -61,13 +85,21 @@ class Fault(ABC):
     def edits(self, ws: Workspace, params: Any) -> list[Edit]:
         """The mutation as edits against the clean workspace. Pure: reads, never writes."""
 
-    def check(self, ws: Workspace, params: Any, rng: random.Random) -> CheckResult | None:
+    def check(self, ws: Workspace, params: Any, rng: random.Random, probe: Probe) -> CheckResult | None:
         """Hidden behavioural check the verifier runs after the agent stops, beyond the pipeline.
 
         Probes the repaired behaviour with values drawn from `rng` at grade time, never whether
         particular files were edited. None: the verifier's own pipeline run is the whole check
         (a loud fault whose stage fails until it is repaired, by whatever valid means)."""
         return None
+
+    def alternative_fixes(self, ws: Workspace, params: Any) -> list[Repair]:
+        """Correct repairs other than the reference, computed on the broken workspace."""
+        return []
+
+    def workarounds(self, ws: Workspace, params: Any) -> list[Repair]:
+        """Known-bad repairs an agent might try (mask, delete, hardcode); each must score 0."""
+        return []
 
     def inject(self, ws: Workspace, params: BaseModel) -> Mutation:
         edits = self.edits(ws, params)

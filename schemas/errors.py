@@ -54,8 +54,7 @@ class FaultNotApplicableError(InputError):
     def __init__(self, fault_id: str, app: str, applicable_apps: Iterable[str]) -> None:
         self.fault_id, self.app, self.applicable_apps = fault_id, app, sorted(applicable_apps)
         super().__init__(
-            f"fault {fault_id!r} does not apply to app {app!r}; "
-            f"it applies to: {_listing(self.applicable_apps)}"
+            f"fault {fault_id!r} does not apply to app {app!r}; it applies to: {_listing(self.applicable_apps)}"
         )
 
 

@@ -29,15 +29,11 @@ class Service(_Strict):
     dir: str
     requirements: str
     dockerfile: str
-    command: list[str] = Field(
-        min_length=1, description="argv, run from `dir`; 'python' is the service venv's"
-    )
+    command: list[str] = Field(min_length=1, description="argv, run from `dir`; 'python' is the service venv's")
     tests: str | None = None
     port_env: str | None = Field(None, description="env var that holds the port a server listens on")
     health: str = "/healthz"
-    required_env: list[str] = Field(
-        default_factory=list, description="env the service refuses to start without"
-    )
+    required_env: list[str] = Field(default_factory=list, description="env the service refuses to start without")
 
     @model_validator(mode="after")
     def _servers_have_ports(self) -> Service:

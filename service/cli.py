@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fault_library.apps import all_apps, copy_app, get_app
+from fault_library.apps import all_apps, app_dir, copy_app, get_app
 from fault_library.registry import all_faults, applicable_fault
 from fault_library.workspace import Workspace
 from schemas.errors import FaultsmithError, InputError
@@ -124,9 +124,7 @@ def inject(
     app_name: Annotated[str, typer.Option("--app")],
     fault_id: Annotated[str, typer.Option("--fault")],
     seed: Annotated[int, typer.Option()],
-    out_dir: Annotated[
-        Path, typer.Option("--out", help="Folder to write the broken workspace to (must not exist).")
-    ],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the broken workspace to (must not exist).")],
     as_json: JsonFlag = False,
 ) -> None:
     """Write a broken workspace: a clean app copy with one fault injected."""
@@ -134,7 +132,7 @@ def inject(
     fault = applicable_fault(fault_id, manifest, all_apps())
     if out_dir.exists():
         raise InputError(f"{out_dir} already exists; choose a new folder")
-    params = fault.sample_params(manifest, random.Random(seed))
+    params = fault.sample_params(Workspace(app_dir(app_name), manifest), random.Random(seed))
     staging = out_dir.with_name(f".{out_dir.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
     copy_app(app_name, staging)
@@ -164,9 +162,7 @@ def print_pipeline(result: PipelineResult) -> None:
     table = Table("stage", "status", "seconds", title=f"pipeline: {result.app} ({result.duration_s:.1f}s)")
     colors = {"passed": "green", "failed": "red", "skipped": "dim"}
     for stage in result.stages:
-        table.add_row(
-            stage.name, f"[{colors[stage.status.value]}]{stage.status.value}[/]", f"{stage.duration_s:.2f}"
-        )
+        table.add_row(stage.name, f"[{colors[stage.status.value]}]{stage.status.value}[/]", f"{stage.duration_s:.2f}")
     out.print(table)
     failed = result.failed_stage
     if failed:
@@ -179,7 +175,7 @@ def main() -> None:
     try:
         app(standalone_mode=False)
     except FaultsmithError as err:
-        Console(stderr=True).print(f"error: {err}", markup=False)
+        sys.stderr.write(f"error: {err}\n")
         sys.exit(2)
     except typer.Exit as done:
         sys.exit(done.exit_code)

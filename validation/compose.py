@@ -3,7 +3,7 @@
 Compose (the real v2 binary) interpolates `.env` and normalizes the file; we read its JSON. The
 local backend then stands in for a container network: configured ports map to free host ports
 (equal ports map equally, so a conflict stays a conflict), `http://<service>:<port>` URLs point at
-127.0.0.1, and paths under a mounted volume point at the run's own folder for that volume.
+127.0.0.1 when the two services share a network, and paths under a mounted volume point at the run's own folder for that volume.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ class ComposeService:
     environment: dict[str, str]
     mounts: dict[str, Path]  # container path -> host path
     depends_on: tuple[str, ...]
+    networks: frozenset[str]  # empty: no network at all (network_mode: none)
 
 
 def load_compose(
@@ -55,7 +56,8 @@ def load_compose(
             host = Path(source) if vol.get("type") == "bind" else volumes_dir / source
             mounts[vol["target"]] = host
         env = {k: "" if v is None else str(v) for k, v in (spec.get("environment") or {}).items()}
-        services[name] = ComposeService(name, env, mounts, tuple(sorted(spec.get("depends_on") or {})))
+        networks = frozenset() if spec.get("network_mode") == "none" else frozenset(spec.get("networks") or {"default"})
+        services[name] = ComposeService(name, env, mounts, tuple(sorted(spec.get("depends_on") or {})), networks)
     return services, ""
 
 
@@ -80,7 +82,10 @@ class PortMap:
 
 
 def translate_env(svc: ComposeService, services: dict[str, ComposeService], ports: PortMap) -> dict[str, str]:
-    names = "|".join(re.escape(n) for n in services)
+    """A service's env with container facts made host facts. Peers on no shared network keep their
+    container hostname, which does not resolve here — as it would not inside the container."""
+    peers = [n for n, other in services.items() if other.networks & svc.networks]
+    names = "|".join(re.escape(n) for n in peers)
     url = re.compile(rf"(https?://)({names}):(\d+)") if names else None
     env = {}
     for key, value in svc.environment.items():

@@ -7,22 +7,24 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from fault_library.apps import all_apps, app_dir
+from fault_library.fault import Category, CheckResult, Fault
 from fault_library.registry import all_faults
 from fault_library.workspace import Workspace
+from schemas.errors import InputError
 from schemas.pipeline import PipelineResult
 from validation.caches import Caches
 from validation.pipeline import run_pipeline
+from validation.probe import LocalProbe
 
 SEEDS = (0, 1, 2)
 HINTS = re.compile(r"\b(bug|injected|inject|fault|faultsmith|broken on purpose|fixme|todo)\b", re.IGNORECASE)
 BACKUP_SUFFIXES = (".orig", ".rej", ".bak", ".swp", "~")
 
 CASES = [
-    pytest.param(
-        fault_id, app, seed, id=f"{fault_id}-{app}-{seed}", marks=pytest.mark.xdist_group(f"{app}-{seed}")
-    )
+    pytest.param(fault_id, app, seed, id=f"{fault_id}-{app}-{seed}", marks=pytest.mark.xdist_group(f"{app}-{seed}"))
     for fault_id, fault in all_faults().items()
     for app, manifest in all_apps().items()
     if fault.applicable(manifest)
@@ -38,7 +40,7 @@ def test_clean_app_passes_every_stage(app: str, clean_copy, caches: Caches) -> N
 
 
 @pytest.mark.parametrize(("fault_id", "app", "seed"), CASES)
-def test_fault_contract(fault_id: str, app: str, seed: int, clean_copy, caches: Caches) -> None:
+def test_fault_contract(fault_id: str, app: str, seed: int, clean_copy, caches: Caches, tmp_path: Path) -> None:
     fault = all_faults()[fault_id]
     manifest = all_apps()[app]
     params = fault.sample_params(Workspace(app_dir(app), manifest), random.Random(seed))
@@ -56,9 +58,7 @@ def test_fault_contract(fault_id: str, app: str, seed: int, clean_copy, caches: 
     assert _tree(again) == _tree(broken)
 
     # no hint left behind: no telltale words in what it added, no backup files
-    added = "\n".join(
-        ln[1:] for ln in mutation.diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")
-    )
+    added = "\n".join(ln[1:] for ln in mutation.diff.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
     assert not HINTS.search(added), f"hint in the mutation: {HINTS.search(added)}"
     assert not [p for p in _tree(broken) if p.endswith(BACKUP_SUFFIXES)]
 
@@ -70,10 +70,63 @@ def test_fault_contract(fault_id: str, app: str, seed: int, clean_copy, caches: 
     evidence = "\n".join([*failed.error_lines, failed.log_excerpt])
     assert re.search(fault.signature, evidence), f"signature {fault.signature!r} not in:\n{evidence}"
 
-    # the reference fix restores a full pass
+    # the hidden check, where the fault has one, fails on the broken state
+    rng_seed = seed + 1000
+    broken_check = _check(fault, ws, params, rng_seed, caches, tmp_path)
+    assert broken_check is None or not broken_check.passed, f"check passes on the broken state: {broken_check}"
+
+    # the reference fix restores a full pass, and the hidden check passes
     fault.fix(ws, params, mutation)
     fixed = run_pipeline(broken, caches)
     assert fixed.passed, _explain(fixed)
+    fixed_check = _check(fault, ws, params, rng_seed, caches, tmp_path)
+    assert fixed_check is None or fixed_check.passed, fixed_check
+
+
+@pytest.mark.parametrize(("fault_id", "app", "seed"), [c for c in CASES if c.values[2] == SEEDS[0]])
+def test_alternative_fixes_pass(fault_id: str, app: str, seed: int, clean_copy, caches: Caches, tmp_path) -> None:
+    fault = all_faults()[fault_id]
+    manifest = all_apps()[app]
+    params = fault.sample_params(Workspace(app_dir(app), manifest), random.Random(seed))
+    probe_ws = Workspace(clean_copy(app, "probe"), manifest)
+    fault.inject(probe_ws, params)
+    alternatives = fault.alternative_fixes(probe_ws, params)
+    for i, repair in enumerate(alternatives):
+        ws = Workspace(clean_copy(app, f"alt{i}"), manifest)
+        fault.inject(ws, params)
+        ws.apply(repair.edits)
+        result = run_pipeline(ws.root, caches)
+        assert result.passed, f"alternative fix {repair.name!r} fails:\n{_explain(result)}"
+        outcome = _check(fault, ws, params, seed + 1000, caches, tmp_path)
+        assert outcome is None or outcome.passed, f"alternative fix {repair.name!r}: {outcome}"
+
+
+@pytest.mark.parametrize(
+    ("fault_id", "app", "seed"), [c for c in CASES if all_faults()[c.values[0]].category is Category.QUIET]
+)
+def test_quiet_fault_replay_rejects_hardcoded_fixes(fault_id: str, app: str, seed: int, clean_copy, caches, tmp_path):
+    """A fix tuned to the visible data passes what the agent can see, and fails the grade-time replay."""
+    fault = all_faults()[fault_id]
+    manifest = all_apps()[app]
+    params = fault.sample_params(Workspace(app_dir(app), manifest), random.Random(seed))
+    probe_ws = Workspace(clean_copy(app, "probe"), manifest)
+    fault.inject(probe_ws, params)
+    hardcoded = [r for r in fault.workarounds(probe_ws, params) if r.name.startswith("hardcode")]
+    assert hardcoded, "a quiet fault declares a workaround that hardcodes the visible answer"
+    for i, repair in enumerate(hardcoded):
+        ws = Workspace(clean_copy(app, f"hard{i}"), manifest)
+        fault.inject(ws, params)
+        ws.apply(repair.edits)
+        outcome = _check(fault, ws, params, seed + 1000, caches, tmp_path)
+        assert outcome is not None and not outcome.passed, f"{repair.name!r} passes the replay: {outcome}"
+
+
+def _check(fault: Fault, ws: Workspace, params: BaseModel, seed: int, caches: Caches, tmp: Path) -> CheckResult | None:
+    try:
+        probe = LocalProbe.build(ws, caches, tmp)
+    except InputError as err:  # the broken state may not even build: then nothing can pass
+        return CheckResult(False, str(err))
+    return fault.check(ws, params, random.Random(seed), probe)
 
 
 def _explain(result: PipelineResult) -> str:

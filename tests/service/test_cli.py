@@ -11,9 +11,7 @@ import pytest
 
 
 def faultsmith(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "service", *args], capture_output=True, text=True, timeout=300
-    )
+    return subprocess.run([sys.executable, "-m", "service", *args], capture_output=True, text=True, timeout=300)
 
 
 def test_apps_list_json() -> None:

@@ -133,9 +133,7 @@ FILES = {
 }
 
 
-def make_ctx(
-    tmp_path: Path, files: dict[str, str] | None = None, required: list[str] | None = None
-) -> StageContext:
+def make_ctx(tmp_path: Path, files: dict[str, str] | None = None, required: list[str] | None = None) -> StageContext:
     workspace = tmp_path / "ws"
     for rel, text in (FILES if files is None else files).items():
         (workspace / rel).parent.mkdir(parents=True, exist_ok=True)

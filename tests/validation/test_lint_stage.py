@@ -174,15 +174,12 @@ def test_unknown_compose_key_fails_compose_config(tmp_path: Path) -> None:
     outcome = lint(make_ctx(tmp_path, FILES | {"compose.yaml": compose}))
     assert not outcome.ok
     assert outcome.error_lines == [
-        "docker-compose config: validating compose.yaml: services.api additional properties "
-        "'enviroment' not allowed"
+        "docker-compose config: validating compose.yaml: services.api additional properties 'enviroment' not allowed"
     ]
 
 
 def test_unset_variable_is_reported_without_a_timestamp(tmp_path: Path) -> None:
-    compose = COMPOSE.replace(
-        "      - appdata:/data", "      - appdata:/data\n    ports:\n      - '${WEB_PORT}'"
-    )
+    compose = COMPOSE.replace("      - appdata:/data", "      - appdata:/data\n    ports:\n      - '${WEB_PORT}'")
     outcome = lint(make_ctx(tmp_path, FILES | {"compose.yaml": compose}))
     assert not outcome.ok
     assert outcome.error_lines == [

@@ -26,9 +26,7 @@ def build(ctx: StageContext) -> StageOutcome:
     wheels = wheelhouse(ctx.caches)
     parts = []
     for name, svc in sorted(ctx.manifest.services.items()):
-        req_files = [svc.requirements] + (
-            [DEV_REQUIREMENTS] if (ctx.workspace / DEV_REQUIREMENTS).is_file() else []
-        )
+        req_files = [svc.requirements] + ([DEV_REQUIREMENTS] if (ctx.workspace / DEV_REQUIREMENTS).is_file() else [])
         venv_dir, outcome = _venv_for(ctx, wheels, req_files)
         if outcome.ok:
             ctx.venvs[name] = venv_dir
@@ -69,9 +67,7 @@ def _venv_for(ctx: StageContext, wheels: Path, req_files: list[str]) -> tuple[Pa
     output = ctx.scrub(done.output)
     if done.exit_code != 0:
         shutil.rmtree(staging, ignore_errors=True)
-        return Path(), StageOutcome(
-            ok=False, output=output, error_lines=_pip_errors(output), exit_code=done.exit_code
-        )
+        return Path(), StageOutcome(ok=False, output=output, error_lines=_pip_errors(output), exit_code=done.exit_code)
     (staging / _DONE).write_text("ok")
     target.parent.mkdir(parents=True, exist_ok=True)
     try:

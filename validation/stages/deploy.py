@@ -119,9 +119,7 @@ def _bind_port(svc: Service, env: dict[str, str], ports: PortMap) -> int | None:
     return host
 
 
-def _wait_healthy(
-    ctx: StageContext, name: str, svc: Service, port: int | None, proc: subprocess.Popen[bytes]
-) -> None:
+def _wait_healthy(ctx: StageContext, name: str, svc: Service, port: int | None, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
     last = f"{svc.port_env} is not a port number" if port is None else "no answer"
     while time.monotonic() < deadline:
@@ -135,9 +133,7 @@ def _wait_healthy(
                 return
             last = f"{status} {body[:200]}" if status else body
         time.sleep(0.05)
-    raise DeployFailure(
-        [f"{name}: health check GET {svc.health} failed: {last}", *_tail(_read_log(ctx, name))]
-    )
+    raise DeployFailure([f"{name}: health check GET {svc.health} failed: {last}", *_tail(_read_log(ctx, name))])
 
 
 def _smoke(ctx: StageContext, services: dict[str, ComposeService], ports: PortMap) -> str:
@@ -151,8 +147,7 @@ def _smoke(ctx: StageContext, services: dict[str, ComposeService], ports: PortMa
         logs = [ln for n in sorted(ctx.manifest.servers()) for ln in _tail(_read_log(ctx, n), 4)]
         raise DeployFailure(
             [
-                f"smoke call {call} returned {status or 'no answer'} "
-                f"(expected {smoke.expect_status}): {body[:300]}",
+                f"smoke call {call} returned {status or 'no answer'} (expected {smoke.expect_status}): {body[:300]}",
                 *logs,
             ]
         )
@@ -162,9 +157,7 @@ def _smoke(ctx: StageContext, services: dict[str, ComposeService], ports: PortMa
         except ValueError:
             payload = None
         if not isinstance(payload, dict) or smoke.expect_json_key not in payload:
-            raise DeployFailure(
-                [f"smoke call {call} answered without {smoke.expect_json_key!r}: {body[:300]}"]
-            )
+            raise DeployFailure([f"smoke call {call} answered without {smoke.expect_json_key!r}: {body[:300]}"])
     return f"smoke call {call}: {status}"
 
 

@@ -148,14 +148,10 @@ def _syntax_message(exc: Exception) -> str:
     if token is None:
         return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
     value = str(token.value)
-    shown = (
-        "end of file" if token.type == "$END" else f"{token.type} {value[:24] + '...' * (len(value) > 24)!r}"
-    )
+    shown = "end of file" if token.type == "$END" else f"{token.type} {value[:24] + '...' * (len(value) > 24)!r}"
     expected = sorted(getattr(exc, "expected", None) or [])
     hint = f"; expected one of: {', '.join(expected)}" if 0 < len(expected) <= 5 else ""
-    return (
-        f"Unexpected {shown} at line {getattr(exc, 'line', '?')}, column {getattr(exc, 'column', '?')}{hint}"
-    )
+    return f"Unexpected {shown} at line {getattr(exc, 'line', '?')}, column {getattr(exc, 'column', '?')}{hint}"
 
 
 def _variables(module: _Module, tfvars: str, log: list[str]) -> list[_Diag]:
@@ -188,9 +184,7 @@ def _providers(module: _Module, log: list[str]) -> list[_Diag]:
     for file, name, _ in module.blocks("provider"):
         if name not in declared:
             at = rf'^[ \t]*provider[ \t]+"{re.escape(name)}"'
-            diags.append(
-                module.diag(_UNDECLARED_PROVIDER[0], _UNDECLARED_PROVIDER[1].format(name=name), file, at)
-            )
+            diags.append(module.diag(_UNDECLARED_PROVIDER[0], _UNDECLARED_PROVIDER[1].format(name=name), file, at))
     return diags
 
 

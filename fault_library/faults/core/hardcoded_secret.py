@@ -7,7 +7,7 @@ import re
 
 from pydantic import BaseModel
 
-from fault_library.fault import Category, CheckResult, Fault
+from fault_library.fault import Category, CheckResult, Fault, Probe
 from fault_library.registry import register
 from fault_library.workspace import Workspace
 from schemas.mutation import Edit, Replace
@@ -34,9 +34,7 @@ class HardcodedSecret(Fault):
     id = "core.hardcoded_secret"
     category = Category.CORE
     stage = "lint"
-    summary = (
-        "A service's code reads the shared secret from a literal committed to the repo, not the environment."
-    )
+    summary = "A service's code reads the shared secret from a literal committed to the repo, not the environment."
     signature = r"Secret Type: (Hex High Entropy String|Base64 High Entropy String|Secret Keyword)"
     Params = Params
     roles = ("service:*",)
@@ -55,13 +53,9 @@ class HardcodedSecret(Fault):
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         text = ws.read(params.path)
         line = next(ln for ln in text.splitlines(keepends=True) if params.expression in ln)
-        return [
-            Replace(
-                path=params.path, before=line, after=line.replace(params.expression, repr(params.secret), 1)
-            )
-        ]
+        return [Replace(path=params.path, before=line, after=line.replace(params.expression, repr(params.secret), 1))]
 
-    def check(self, ws: Workspace, params: Params, rng: random.Random) -> CheckResult:
+    def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
         """The literal must be gone from every file, however the scanner was told to look away."""
         holders = [p for p in ws.files() if params.secret in ws.path(p).read_text("utf-8", "replace")]
         if holders:

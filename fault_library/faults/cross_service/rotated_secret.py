@@ -30,9 +30,7 @@ class RotatedSecret(Fault):
     id = "cross_service.rotated_secret"
     category = Category.CROSS_SERVICE
     stage = "deploy"
-    summary = (
-        "One service's compose entry derives the shared secret with a new version suffix; its peer does not."
-    )
+    summary = "One service's compose entry derives the shared secret with a new version suffix; its peer does not."
     signature = r"(?i)signature"
     Params = Params
     roles = ("compose",)
@@ -41,9 +39,7 @@ class RotatedSecret(Fault):
         return sum(app.secret.env in s.required_env for s in app.services.values()) >= 2
 
     def sample_params(self, app: Workspace, rng: random.Random) -> Params:
-        users = [
-            n for n, s in sorted(app.manifest.services.items()) if app.manifest.secret.env in s.required_env
-        ]
+        users = [n for n, s in sorted(app.manifest.services.items()) if app.manifest.secret.env in s.required_env]
         return Params(service=rng.choice(users), suffix=rotation_suffix(rng))
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:

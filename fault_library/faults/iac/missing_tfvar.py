@@ -36,12 +36,8 @@ class MissingTfvar(Fault):
 
     def sample_params(self, app: Workspace, rng: random.Random) -> Params:
         tfvars = app.read(app.role("tf_tfvars"))
-        required = [
-            n for n, attrs in variables(app.read(app.role("tf_variables"))).items() if "default" not in attrs
-        ]
-        single_line = [
-            n for n in sorted(required) if re.search(rf"^\s*{re.escape(n)}\s*=\s*[^\[{{\s]", tfvars, re.M)
-        ]
+        required = [n for n, attrs in variables(app.read(app.role("tf_variables"))).items() if "default" not in attrs]
+        single_line = [n for n in sorted(required) if re.search(rf"^\s*{re.escape(n)}\s*=\s*[^\[{{\s]", tfvars, re.M)]
         return Params(variable=rng.choice(single_line))
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:

@@ -35,7 +35,7 @@ class BrokenJsonFormatter(Fault):
     summary = "The structured-log formatter no longer writes one JSON object per line."
     signature = r"JSONDecodeError|Expecting (property name|value)|Extra data|not valid JSON"
     Params = Params
-    roles = ("logging_module",)
+    roles = ("logging_module*",)
 
     def sample_params(self, app: Workspace, rng: random.Random) -> Params:
         paths = [
@@ -50,8 +50,4 @@ class BrokenJsonFormatter(Fault):
         m = _DUMPS.search(ws.read(params.path))
         if m is None:
             raise MutationError(params.path, "no JSON formatter return statement")
-        return [
-            Replace(
-                path=params.path, before=m[0], after=_BREAKS[params.kind].format(arg=m["arg"], rest=m["rest"])
-            )
-        ]
+        return [Replace(path=params.path, before=m[0], after=_BREAKS[params.kind].format(arg=m["arg"], rest=m["rest"]))]
