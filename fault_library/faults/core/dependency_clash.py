@@ -7,9 +7,9 @@ import re
 
 from pydantic import BaseModel
 
-from fault_library.fault import Category, Fault
+from fault_library.fault import Category, Fault, Repair
 from fault_library.registry import register
-from fault_library.text import replace_line
+from fault_library.text import remove_line, replace_line
 from fault_library.workspace import Workspace
 from schemas.mutation import Edit
 
@@ -83,3 +83,14 @@ class DependencyClash(Fault):
         index, _ = _pins(text)[params.package]
         name = _PIN.match(text.splitlines()[index])["name"]  # type: ignore[index]
         return [replace_line(params.path, text, index, f"{name}=={params.version}")]
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        text = ws.read(params.path)
+        index, _ = _pins(text)[params.package]
+        return [
+            Repair(
+                "unpin_dependency",
+                f"drop the {params.package} pin; {params.parent} chooses a version",
+                [remove_line(params.path, text, index)],
+            )
+        ]

@@ -7,9 +7,9 @@ import random
 from pydantic import BaseModel
 
 from fault_library.compose_text import env_keys, env_line
-from fault_library.fault import Category, Fault
+from fault_library.fault import Category, Fault, Repair
 from fault_library.registry import register
-from fault_library.text import replace_line
+from fault_library.text import insert_after, replace_line
 from fault_library.workspace import Workspace
 from schemas.mutation import Edit
 
@@ -68,3 +68,17 @@ class EnvVarMapping(Fault):
         index = env_line(text, params.service, params.key)
         line = text.splitlines()[index]
         return [replace_line(path, text, index, line.replace(params.key, params.wrong_key, 1))]
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        path = ws.role("compose")
+        text = ws.read(path)
+        index = env_line(text, params.service, params.wrong_key)
+        line = text.splitlines()[index]
+        added = line.replace(params.wrong_key, params.key, 1) + "\n"
+        return [
+            Repair(
+                "add_expected_key",
+                f"also pass {params.key} (the name the service reads)",
+                [insert_after(path, text, index, added)],
+            )
+        ]

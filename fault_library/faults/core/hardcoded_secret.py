@@ -1,4 +1,7 @@
-"""A service's code carries the shared secret as a literal instead of reading it from the environment."""
+"""A service's code carries the shared secret as a literal instead of reading it from the environment.
+
+No alternative fix is declared: the app's own tests pin the helper's behaviour when the variable is
+missing, so the one correct repair is to read the variable through that helper again."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import re
 
 from pydantic import BaseModel
 
-from fault_library.fault import Category, CheckResult, Fault, Probe
+from fault_library.fault import Category, CheckResult, Fault, Probe, Repair
 from fault_library.registry import register
 from fault_library.workspace import Workspace
 from schemas.mutation import Edit, Replace
@@ -54,6 +57,21 @@ class HardcodedSecret(Fault):
         text = ws.read(params.path)
         line = next(ln for ln in text.splitlines(keepends=True) if params.expression in ln)
         return [Replace(path=params.path, before=line, after=line.replace(params.expression, repr(params.secret), 1))]
+
+    def workarounds(self, ws: Workspace, params: Params) -> list[Repair]:
+        line = self._line(ws, params)
+        masked = line.rstrip("\n") + "  # pragma: allowlist secret\n"
+        return [
+            Repair(
+                "allowlist_pragma",
+                "tell detect-secrets to ignore the literal",
+                [Replace(path=params.path, before=line, after=masked)],
+            )
+        ]
+
+    @staticmethod
+    def _line(ws: Workspace, params: Params) -> str:
+        return next(ln for ln in ws.read(params.path).splitlines(keepends=True) if repr(params.secret) in ln)
 
     def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
         """The literal must be gone from every file, however the scanner was told to look away."""

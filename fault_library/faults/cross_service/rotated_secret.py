@@ -8,11 +8,11 @@ from pydantic import BaseModel
 
 from fault_library.compose_text import env_line
 from fault_library.fakes import faker_for
-from fault_library.fault import Category, Fault
+from fault_library.fault import Category, Fault, Repair
 from fault_library.registry import register
 from fault_library.text import replace_line
 from fault_library.workspace import Workspace
-from schemas.mutation import Edit
+from schemas.mutation import Edit, Replace
 
 
 class Params(BaseModel):
@@ -23,6 +23,14 @@ class Params(BaseModel):
 def rotation_suffix(rng: random.Random) -> str:
     day = faker_for(rng).date_between("-2y", "today")
     return rng.choice([f"-v{rng.randint(2, 9)}", f"-{day.year}q{(day.month - 1) // 3 + 1}", f".{day:%Y%m%d}"])
+
+
+def _rotate(path: str, text: str, service: str, secret_env: str, suffix: str) -> Replace:
+    """Append the version suffix to the service's secret value (inside any quotes)."""
+    index = env_line(text, service, secret_env)
+    line = text.splitlines()[index].rstrip()
+    quote = line[-1] if line[-1] in "\"'" else ""
+    return replace_line(path, text, index, line[: len(line) - len(quote)] + suffix + quote)
 
 
 @register
@@ -44,9 +52,15 @@ class RotatedSecret(Fault):
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         path = ws.role("compose")
-        text = ws.read(path)
-        index = env_line(text, params.service, ws.manifest.secret.env)
-        line = text.splitlines()[index].rstrip()
-        quote = line[-1] if line[-1] in "\"'" else ""
-        new = line[: len(line) - len(quote)] + params.suffix + quote
-        return [replace_line(path, text, index, new)]
+        return [_rotate(path, ws.read(path), params.service, ws.manifest.secret.env, params.suffix)]
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        """Finish the rotation instead: every other service takes the new secret too."""
+        path, secret_env = ws.role("compose"), ws.manifest.secret.env
+        text, edits = ws.read(path), []
+        for name, svc in sorted(ws.manifest.services.items()):
+            if name != params.service and secret_env in svc.required_env:
+                edit = _rotate(path, text, name, secret_env, params.suffix)
+                text = text.replace(edit.before, edit.after)
+                edits.append(edit)
+        return [Repair("rotate_everywhere", "give every service the rotated secret", edits)]

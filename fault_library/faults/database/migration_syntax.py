@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from fault_library.fault import Category, Fault
+from fault_library.fault import Category, Fault, Repair
 from fault_library.registry import register
 from fault_library.text import replace_line
 from fault_library.workspace import Workspace
@@ -51,6 +51,7 @@ class Params(BaseModel):
     path: str
     line: int
     kind: str
+    old_line: str
     new_line: str
 
 
@@ -76,8 +77,21 @@ class MigrationSyntax(Fault):
                     if qualifies(line):
                         options.append((path, i, kind))
         path, line, kind = rng.choice(options)
-        new_line = _BREAKS[kind][1](app.read(path).splitlines()[line], rng)
-        return Params(path=path, line=line, kind=kind, new_line=new_line)
+        old_line = app.read(path).splitlines()[line]
+        return Params(path=path, line=line, kind=kind, old_line=old_line, new_line=_BREAKS[kind][1](old_line, rng))
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         return [replace_line(params.path, ws.read(params.path), params.line, params.new_line)]
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        """Rewrite the line correctly, in lowercase SQL (keywords are case-insensitive)."""
+        parts = params.old_line.split("'")  # even parts are outside string literals
+        parts[::2] = [re.sub(r"\b[A-Z]{2,}\b", lambda m: m[0].lower(), p) for p in parts[::2]]
+        rewritten = "'".join(parts)
+        return [
+            Repair(
+                "rewrite_lowercase",
+                "rewrite the statement line correctly in lowercase SQL",
+                [replace_line(params.path, ws.read(params.path), params.line, rewritten)],
+            )
+        ]

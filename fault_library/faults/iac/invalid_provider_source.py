@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 import re
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from fault_library.fault import Category, Fault
+from fault_library.fault import Category, Fault, Repair
 from fault_library.registry import register
 from fault_library.text import replace_line
 from fault_library.workspace import Workspace
@@ -30,6 +30,7 @@ def _mangle(ns: str, kind: str, how: str) -> str:
 class Params(BaseModel):
     line: int
     how: str
+    source: str = Field(description="the valid namespace/type address that was mangled")
 
 
 @register
@@ -45,7 +46,10 @@ class InvalidProviderSource(Fault):
     def sample_params(self, app: Workspace, rng: random.Random) -> Params:
         lines = app.read(app.role("tf_provider")).splitlines()
         candidates = [i for i, line in enumerate(lines) if _SOURCE.match(line)]
-        return Params(line=rng.choice(candidates), how=rng.choice(_MANGLES))
+        line = rng.choice(candidates)
+        m = _SOURCE.match(lines[line])
+        assert m is not None  # candidates matched
+        return Params(line=line, how=rng.choice(_MANGLES), source=f"{m['ns']}/{m['type']}")
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         path = ws.role("tf_provider")
@@ -55,3 +59,17 @@ class InvalidProviderSource(Fault):
             raise MutationError(path, f"line {params.line + 1} is not a provider source address")
         new = f"{m['lead']}{_mangle(m['ns'], m['type'], params.how)}{m['tail']}"
         return [replace_line(path, text, params.line, new)]
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        """Write the address fully qualified, with the registry's hostname."""
+        path = ws.role("tf_provider")
+        text = ws.read(path)
+        line = text.splitlines()[params.line]
+        fixed = re.sub(r'source\s*=\s*"[^"]*"', f'source = "registry.terraform.io/{params.source}"', line)
+        return [
+            Repair(
+                "fully_qualified",
+                "use the fully qualified registry address",
+                [replace_line(path, text, params.line, fixed)],
+            )
+        ]

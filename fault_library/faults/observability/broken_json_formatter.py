@@ -7,7 +7,7 @@ import re
 
 from pydantic import BaseModel
 
-from fault_library.fault import Category, Fault
+from fault_library.fault import Category, Fault, Repair
 from fault_library.registry import register
 from fault_library.workspace import Workspace
 from schemas.errors import MutationError
@@ -25,6 +25,8 @@ _BREAKS = {
 class Params(BaseModel):
     path: str
     kind: str
+    arg: str = "entry"
+    rest: str = ""
 
 
 @register
@@ -44,10 +46,26 @@ class BrokenJsonFormatter(Fault):
             for p in app.files(s.dir, ".py")
             if "logging.Formatter" in (text := app.read(p)) and _DUMPS.search(text)
         ]
-        return Params(path=rng.choice(paths), kind=rng.choice(sorted(_BREAKS)))
+        path = rng.choice(paths)
+        m = _DUMPS.search(app.read(path))
+        if m is None:
+            raise MutationError(path, "no JSON formatter return statement")
+        return Params(path=path, kind=rng.choice(sorted(_BREAKS)), arg=m["arg"], rest=m["rest"])
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         m = _DUMPS.search(ws.read(params.path))
         if m is None:
             raise MutationError(params.path, "no JSON formatter return statement")
         return [Replace(path=params.path, before=m[0], after=_BREAKS[params.kind].format(arg=m["arg"], rest=m["rest"]))]
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        """Serialise compactly: still one JSON object per line."""
+        broken = _BREAKS[params.kind].format(arg=params.arg, rest=params.rest)
+        fixed = f'return json.dumps({params.arg}{params.rest}, separators=(",", ":"))'
+        return [
+            Repair(
+                "compact_json",
+                "serialise with json.dumps and compact separators",
+                [Replace(path=params.path, before=broken, after=fixed)],
+            )
+        ]
