@@ -6,6 +6,7 @@ import json
 import random
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from fault_library.apps import all_apps, app_dir, copy_app, get_app
-from fault_library.registry import all_faults, applicable_fault
+from fault_library.registry import all_faults, applicable_fault, get_fault
 from fault_library.workspace import Workspace
 from schemas.errors import FaultsmithError, InputError
 from schemas.pipeline import PipelineResult
@@ -84,6 +85,30 @@ def faults_list(as_json: JsonFlag = False) -> None:
     for r in rows:
         table.add_row(r["id"], r["category"], r["stage"], ", ".join(r["apps"]), r["summary"])
     out.print(table)
+
+
+@faults_cli.command("show")
+def faults_show(
+    fault_id: Annotated[str, typer.Argument(help="The fault's id, e.g. core.dependency_clash.")],
+    app_name: Annotated[str | None, typer.Option("--app", help="App for the example (default: the first it fits).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for the example parameters.")] = 0,
+) -> None:
+    """Print one fault's card: summary, stage, signature, parameters and an example diff."""
+    fault = get_fault(fault_id)
+    apps = all_apps()
+    fits = [a for a, m in apps.items() if fault.applicable(m)]
+    name = app_name or fits[0]
+    manifest = get_app(name)
+    applicable_fault(fault_id, manifest, apps)
+    params = fault.sample_params(Workspace(app_dir(name), manifest), random.Random(seed))
+    with tempfile.TemporaryDirectory(prefix="faultsmith-show-") as tmp:
+        mutation = fault.inject(Workspace(copy_app(name, Path(tmp) / name), manifest), params)
+    out.print(f"[bold]{fault.id}[/]  ({fault.category.value}, fails at {fault.stage})")
+    out.print(fault.summary, markup=False)
+    out.print(f"signature: {fault.signature}", markup=False)
+    out.print(f"apps: {', '.join(fits)}   backends: {', '.join(fault.backends)}")
+    out.print(f"example on {name}, seed {seed}: {params.model_dump_json()}", markup=False)
+    out.print(mutation.diff, markup=False)
 
 
 @pipeline_cli.command("run")

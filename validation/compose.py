@@ -3,7 +3,8 @@
 Compose (the real v2 binary) interpolates `.env` and normalizes the file; we read its JSON. The
 local backend then stands in for a container network: configured ports map to free host ports
 (equal ports map equally, so a conflict stays a conflict), `http://<service>:<port>` URLs point at
-127.0.0.1 when the two services share a network, and paths under a mounted volume point at the run's own folder for that volume.
+127.0.0.1 when the two services share a network, and paths under a mounted volume point at the run's
+own folder for that volume.
 """
 
 from __future__ import annotations

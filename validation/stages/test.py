@@ -3,34 +3,29 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 from validation.process import run_tool
 from validation.stages.base import StageContext, StageOutcome, combine, error_lines
 
 
 def run_tests(ctx: StageContext) -> StageOutcome:
-    parts = []
-    for name, svc in sorted(ctx.manifest.services.items()):
-        if not svc.tests:
-            continue
-        python = ctx.venvs[name] / "bin" / "python"
-        env = {**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
-        argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", svc.tests]
-        done = run_tool(argv, cwd=ctx.workspace, timeout_s=ctx.timeout_s, env=env)
-        output = ctx.scrub(done.output)
-        failures = [ln for ln in output.splitlines() if ln.startswith(("FAILED", "ERROR", "E "))]
-        parts.append(
-            (
-                f"pytest {svc.tests}",
-                StageOutcome(
-                    ok=done.exit_code == 0,
-                    output=output,
-                    error_lines=failures or error_lines(output),
-                    exit_code=done.exit_code,
-                ),
-            )
-        )
-    return combine(parts)
+    suites = [(name, svc.tests) for name, svc in sorted(ctx.manifest.services.items()) if svc.tests]
+    with ThreadPoolExecutor(max_workers=max(1, len(suites))) as pool:  # suites are independent processes
+        outcomes = list(pool.map(lambda suite: _pytest(ctx, *suite), suites))
+    return combine((f"pytest {tests}", outcome) for (_, tests), outcome in zip(suites, outcomes, strict=True))
+
+
+def _pytest(ctx: StageContext, service: str, tests: str) -> StageOutcome:
+    python = ctx.venvs[service] / "bin" / "python"
+    env = {**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+    argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", tests]
+    done = run_tool(argv, cwd=ctx.workspace, timeout_s=ctx.timeout_s, env=env)
+    output = ctx.scrub(done.output)
+    failures = [ln for ln in output.splitlines() if ln.startswith(("FAILED", "ERROR", "E "))]
+    return StageOutcome(
+        ok=done.exit_code == 0, output=output, error_lines=failures or error_lines(output), exit_code=done.exit_code
+    )
 
 
 def _clean_env() -> dict[str, str]:

@@ -15,7 +15,8 @@ from schemas.errors import MutationError
 from schemas.mutation import Edit
 
 _SOURCE = re.compile(r'^(?P<lead>\s*source\s*=\s*")(?P<ns>[a-z0-9-]+)/(?P<type>[a-z0-9-]+)(?P<tail>".*)$')
-_MANGLES = ("capitalized", "underscore", "double_slash", "registry_scheme")
+_MANGLES = ("capitalized", "underscore", "double_slash", "registry_scheme", "version_suffix", "trailing_slash",
+            "spaced", "dotted")
 
 
 def _mangle(ns: str, kind: str, how: str) -> str:
@@ -24,6 +25,10 @@ def _mangle(ns: str, kind: str, how: str) -> str:
         "underscore": f"{ns}/{kind}_provider",
         "double_slash": f"{ns}//{kind}",
         "registry_scheme": f"https://registry.terraform.io/{ns}/{kind}",
+        "version_suffix": f"{ns}/{kind}@5",
+        "trailing_slash": f"{ns}/{kind}/",
+        "spaced": f"{ns} / {kind}",
+        "dotted": f"{ns}.{kind}",
     }[how]
 
 
