@@ -83,7 +83,7 @@ def faults_list(as_json: JsonFlag = False) -> None:
         return
     table = Table("id", "category", "stage", "apps", "summary")
     for r in rows:
-        table.add_row(r["id"], r["category"], r["stage"], ", ".join(r["apps"]), r["summary"])
+        table.add_row(str(r["id"]), str(r["category"]), str(r["stage"]), ", ".join(r["apps"]), str(r["summary"]))
     out.print(table)
 
 

@@ -67,7 +67,9 @@ def error_lines(output: str, limit: int = 20) -> list[str]:
 
 def combine(parts: Iterable[tuple[str, StageOutcome]]) -> StageOutcome:
     """Fold several tool runs of one stage into one outcome; the stage fails if any part failed."""
-    outputs, errors, ok, code = [], [], True, 0
+    outputs: list[str] = []
+    errors: list[str] = []
+    ok, code = True, 0
     for label, part in parts:
         outputs.append(f"$ {label}\n{part.output.rstrip()}")
         if not part.ok:

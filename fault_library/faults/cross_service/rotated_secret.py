@@ -57,7 +57,7 @@ class RotatedSecret(Fault):
     def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
         """Finish the rotation instead: every other service takes the new secret too."""
         path, secret_env = ws.role("compose"), ws.manifest.secret.env
-        text, edits = ws.read(path), []
+        text, edits = ws.read(path), list[Edit]()
         for name, svc in sorted(ws.manifest.services.items()):
             if name != params.service and secret_env in svc.required_env:
                 edit = _rotate(path, text, name, secret_env, params.suffix)

@@ -76,9 +76,9 @@ class MigrationSyntax(Fault):
                         continue
                     if qualifies(line):
                         options.append((path, i, kind))
-        path, line, kind = rng.choice(options)
-        old_line = app.read(path).splitlines()[line]
-        return Params(path=path, line=line, kind=kind, old_line=old_line, new_line=_BREAKS[kind][1](old_line, rng))
+        path, index, kind = rng.choice(options)
+        old_line = app.read(path).splitlines()[index]
+        return Params(path=path, line=index, kind=kind, old_line=old_line, new_line=_BREAKS[kind][1](old_line, rng))
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         return [replace_line(params.path, ws.read(params.path), params.line, params.new_line)]
