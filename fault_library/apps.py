@@ -6,7 +6,7 @@ import shutil
 from functools import cache
 from pathlib import Path
 
-from fault_library.workspace import load_manifest
+from fault_library.workspace import Workspace, load_manifest
 from schemas.errors import UnknownAppError
 from schemas.manifest import MANIFEST_NAME, AppManifest
 
@@ -35,3 +35,22 @@ def copy_app(name: str, dest: Path) -> Path:
     """A clean copy of an app's files (without caches a local run may have left) at `dest`."""
     shutil.copytree(app_dir(name), dest, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     return dest
+
+
+@cache
+def app_view(name: str) -> Workspace:
+    """The clean app as a read-only workspace whose reads are cached: composers read it thousands of times."""
+    return _CleanApp(app_dir(name), get_app(name))
+
+
+class _CleanApp(Workspace):
+    @cache  # noqa: B019  (one instance per app, alive for the process)
+    def read(self, rel: str) -> str:
+        return super().read(rel)
+
+    @cache  # noqa: B019
+    def files(self, under: str = "", suffix: str = "") -> list[str]:
+        return super().files(under, suffix)
+
+    def apply(self, edits):  # type: ignore[no-untyped-def]
+        raise PermissionError("the clean app is read-only; copy it first")

@@ -11,7 +11,7 @@ import fnmatch
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
@@ -21,7 +21,7 @@ from schemas.manifest import AppManifest
 from schemas.mutation import Edit, Mutation, reverse
 
 
-class Category(str, Enum):
+class Category(StrEnum):
     CORE = "core"
     OBSERVABILITY = "observability"
     CROSS_SERVICE = "cross_service"

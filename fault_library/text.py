@@ -48,3 +48,13 @@ def insert_after(path: str, text: str, index: int, new_lines: str) -> Replace:
         before="".join(lines[lo:hi]),
         after="".join(lines[lo : index + 1]) + new_lines + "".join(lines[index + 1 : hi]),
     )
+
+
+def insert_before(path: str, text: str, index: int, new_lines: str) -> Replace:
+    """Insert `new_lines` (ending in a newline) before line `index`."""
+    lines = text.splitlines(keepends=True)
+    lo, hi = unique_window(lines, index, text)
+    lo = min(lo, index)
+    return Replace(
+        path=path, before="".join(lines[lo:hi]), after="".join(lines[lo:index]) + new_lines + "".join(lines[index:hi])
+    )

@@ -1,0 +1,47 @@
+"""The incident's people, customers, times and prose: seeded faker and sandboxed jinja2 templates."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from functools import cache
+from pathlib import Path
+
+from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from fallbacks.symptoms import IMPACTS, SYMPTOMS
+from fault_library.fakes import faker_for
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+_EPOCH = datetime(2026, 1, 5, 9, 0)  # incidents are dated relative to a fixed day: same seed, same story
+
+
+@cache
+def templates() -> SandboxedEnvironment:
+    return SandboxedEnvironment(
+        loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False
+    )
+
+
+def story(rng: random.Random, app_name: str, root_stage: str, noisy: bool) -> dict[str, str]:
+    fake = faker_for(rng)
+    started = _EPOCH + timedelta(days=rng.randrange(300), minutes=rng.randrange(24 * 60))
+    context = {
+        "app_title": app_name.replace("-", " ").title(),
+        "symptom": rng.choice(SYMPTOMS[root_stage]),
+        "started_at": started.strftime("%Y-%m-%d %H:%M UTC"),
+        "reporter": fake.name(),
+        "reporter_role": rng.choice(["support lead", "release manager", "SRE", "product owner"]),
+        "oncall": fake.name(),
+        "author": fake.name(),
+        "customer": fake.company(),
+        "impact": rng.choice(IMPACTS),
+        "commit_message": fake.sentence(nb_words=6).rstrip("."),
+        "severity": rng.choice(["SEV2", "SEV3"]),
+        "noisy": noisy,
+    }
+    return {
+        "alert": templates().get_template("alert.j2").render(context).strip(),
+        "narrative": templates().get_template("narrative.j2").render(context).strip(),
+    }

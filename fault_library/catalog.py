@@ -1,0 +1,27 @@
+"""Content hashes that pin a scenario to the catalog and the app it was composed against."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+
+from fault_library.apps import app_dir
+from fault_library.registry import all_faults
+
+
+@cache
+def catalog_version() -> str:
+    digest = hashlib.sha256()
+    for fault_id, fault in all_faults().items():
+        digest.update(f"{fault_id}\0{fault.stage}\0{fault.signature}\0".encode())
+        digest.update(repr(sorted(fault.Params.model_json_schema().items())).encode())
+    return digest.hexdigest()[:16]
+
+
+@cache
+def app_hash(name: str) -> str:
+    root = app_dir(name)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]

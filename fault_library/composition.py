@@ -1,0 +1,157 @@
+"""The rules every scenario obeys, whoever composed it: catalog-bound faults with valid params, cascades in
+strictly later stages, edits on disjoint text, a decoy away from the faulty files.
+
+`scenario_problems` lists every violation (the LLM designer feeds them back as a re-ask);
+`plan` turns a valid scenario into the edits the materializer applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ValidationError
+
+from fault_library.decoys import all_decoys
+from fault_library.fault import Fault
+from fault_library.registry import all_faults
+from fault_library.workspace import Workspace
+from schemas.errors import FaultsmithError, InputError
+from schemas.manifest import STAGES
+from schemas.mutation import Edit, Replace
+from schemas.scenario import FaultInstance, Scenario
+
+
+class ScenarioError(InputError):
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("invalid scenario: " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class PlannedFault:
+    instance: FaultInstance
+    fault: Fault
+    params: BaseModel
+    edits: list[Edit]
+
+
+@dataclass(frozen=True)
+class Plan:
+    faults: list[PlannedFault]
+    decoy_edits: list[Edit]
+
+    def touched(self) -> set[str]:
+        return {e.path for pf in self.faults for e in pf.edits}
+
+
+def scenario_problems(scenario: Scenario, app: Workspace) -> list[str]:
+    try:
+        plan(scenario, app)
+    except ScenarioError as err:
+        return err.problems
+    return []
+
+
+def plan(scenario: Scenario, app: Workspace) -> Plan:
+    """Check a scenario against the catalog and the clean app; return every fault's edits. Raises ScenarioError."""
+    problems: list[str] = []
+    if scenario.app != app.manifest.name:
+        problems.append(f"scenario is for app {scenario.app!r}, not {app.manifest.name!r}")
+    planned = [p for inst in scenario.faults if (p := _plan_fault(inst, app, problems)) is not None]
+    for before, after in zip(planned, planned[1:], strict=False):
+        if STAGES.index(after.fault.stage) <= STAGES.index(before.fault.stage):
+            problems.append(
+                f"cascade {after.instance.fault_id} (order {after.instance.order}) fails at {after.fault.stage}, "
+                f"not after its predecessor's stage {before.fault.stage}: it would not stay hidden"
+            )
+    problems += _overlaps(planned, app)
+    decoy_edits: list[Edit] = []
+    if scenario.red_herring is not None:
+        decoy_edits = _plan_decoy(scenario, app, {e.path for p in planned for e in p.edits}, problems)
+    if problems:
+        raise ScenarioError(problems)
+    return Plan(planned, decoy_edits)
+
+
+def _plan_fault(inst: FaultInstance, app: Workspace, problems: list[str]) -> PlannedFault | None:
+    fault = all_faults().get(inst.fault_id)
+    if fault is None:
+        problems.append(f"unknown fault {inst.fault_id!r}")
+        return None
+    if not fault.applicable(app.manifest):
+        problems.append(f"fault {inst.fault_id} does not apply to app {app.manifest.name!r}")
+        return None
+    if inst.stage != fault.stage:
+        problems.append(f"fault {inst.fault_id} fails at {fault.stage}, not {inst.stage}")
+    try:
+        params = fault.Params.model_validate(inst.params)
+    except ValidationError as err:
+        problems.append(f"fault {inst.fault_id}: invalid params: {_first_error(err)}")
+        return None
+    try:
+        edits = fault.edits(app, params)
+        for edit in edits:
+            app.path(edit.path)  # containment
+    except FaultsmithError as err:
+        problems.append(f"fault {inst.fault_id}: {err}")
+        return None
+    except (KeyError, IndexError, ValueError, StopIteration, StopAsyncIteration) as err:
+        problems.append(f"fault {inst.fault_id}: params do not fit the app: {type(err).__name__}: {err}")
+        return None
+    return PlannedFault(inst, fault, params, edits)
+
+
+def _spans(edits: list[Edit], app: Workspace) -> dict[str, list[tuple[int, int]]]:
+    """Line spans each edit occupies in the clean files (a created file occupies all of it)."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for edit in edits:
+        if isinstance(edit, Replace) and app.exists(edit.path):
+            text = app.read(edit.path)
+            start = text.find(edit.before)
+            first = text.count("\n", 0, start)
+            spans.setdefault(edit.path, []).append((first, first + edit.before.count("\n") + 1))
+        else:
+            spans.setdefault(edit.path, []).append((0, 1 << 30))
+    return spans
+
+
+def _overlaps(planned: list[PlannedFault], app: Workspace) -> list[str]:
+    problems = []
+    claimed: dict[str, list[tuple[int, int, str]]] = {}
+    for p in planned:
+        for path, ranges in _spans(p.edits, app).items():
+            for lo, hi in ranges:
+                for olo, ohi, owner in claimed.get(path, []):
+                    if lo < ohi and olo < hi:
+                        problems.append(f"{p.instance.fault_id} and {owner} edit the same lines of {path}")
+                claimed.setdefault(path, []).append((lo, hi, p.instance.fault_id))
+    return problems
+
+
+def _plan_decoy(scenario: Scenario, app: Workspace, faulty: set[str], problems: list[str]) -> list[Edit]:
+    herring = scenario.red_herring
+    assert herring is not None
+    decoy = all_decoys().get(herring.kind)
+    if decoy is None:
+        problems.append(f"unknown red herring kind {herring.kind!r}; known: {sorted(all_decoys())}")
+        return []
+    try:
+        params = decoy.Params.model_validate(herring.params)
+        edits = decoy.edits(app, params)
+        for edit in edits:
+            app.path(edit.path)
+    except ValidationError as err:
+        problems.append(f"red herring {herring.kind}: invalid params: {_first_error(err)}")
+        return []
+    except (FaultsmithError, KeyError, IndexError, ValueError) as err:
+        problems.append(f"red herring {herring.kind}: {err}")
+        return []
+    on_faulty = sorted({e.path for e in edits} & faulty)
+    if on_faulty:
+        problems.append(f"red herring {herring.kind} edits a faulty file: {', '.join(on_faulty)}")
+    return edits
+
+
+def _first_error(err: ValidationError) -> str:
+    first = err.errors()[0]
+    return f"{'.'.join(str(x) for x in first['loc']) or 'params'}: {first['msg']}"
