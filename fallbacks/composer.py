@@ -57,7 +57,9 @@ def compose(
         if chain is None:
             continue
         instances = [
-            FaultInstance(fault_id=f.id, params=f.sample_params(ws, rng).model_dump(mode="json"), order=i, stage=f.stage)
+            FaultInstance(
+                fault_id=f.id, params=f.sample_params(ws, rng).model_dump(mode="json"), order=i, stage=f.stage
+            )
             for i, f in enumerate(chain, 1)
         ]
         herring = _red_herring(ws, instances, rng) if difficulty >= RED_HERRING_FROM and n > 1 else None
@@ -109,7 +111,7 @@ def _scenario(
     fallback_reason: str | None,
 ) -> Scenario:
     registry = all_faults()
-    prose = story(rng, app, faults[0].stage, noisy=herring is not None)
+    prose = story(rng, app, faults[0].stage)
     body = {
         "seed": seed,
         "app": app,

@@ -24,7 +24,7 @@ def templates() -> SandboxedEnvironment:
     )
 
 
-def story(rng: random.Random, app_name: str, root_stage: str, noisy: bool) -> dict[str, str]:
+def story(rng: random.Random, app_name: str, root_stage: str) -> dict[str, str]:
     fake = faker_for(rng)
     started = _EPOCH + timedelta(days=rng.randrange(300), minutes=rng.randrange(24 * 60))
     context = {
@@ -39,7 +39,6 @@ def story(rng: random.Random, app_name: str, root_stage: str, noisy: bool) -> di
         "impact": rng.choice(IMPACTS),
         "commit_message": fake.sentence(nb_words=6).rstrip("."),
         "severity": rng.choice(["SEV2", "SEV3"]),
-        "noisy": noisy,
     }
     return {
         "alert": templates().get_template("alert.j2").render(context).strip(),

@@ -3,20 +3,34 @@
 from __future__ import annotations
 
 SYMPTOMS: dict[str, tuple[str, ...]] = {
-    "checkout": ("the release pipeline fails at its very first step, before any tool runs",
-                 "CI rejects every commit on main at the source sanity check"),
-    "lint": ("the release pipeline stops during static checks and nothing ships",
-             "CI has been red at the static-analysis step since the last merge"),
-    "build": ("service images stopped building; the release pipeline fails while installing dependencies",
-              "the build step fails for every commit on main"),
-    "migrate": ("the release job fails while preparing the database schema",
-                "fresh environments cannot be provisioned: schema setup fails"),
-    "test": ("the test suite went red on main and blocks every release",
-             "CI reports failing tests on main although the feature work was reviewed"),
-    "deploy": ("the staging deploy comes up but the end-to-end smoke call fails",
-               "after deploy, the cross-service call used by the nightly job no longer succeeds"),
-    "iac": ("infrastructure validation blocks the release at the last step",
-            "the Terraform plan step of the release fails"),
+    "checkout": (
+        "the release pipeline fails at its very first step, before any tool runs",
+        "CI rejects every commit on main at the source sanity check",
+    ),
+    "lint": (
+        "the release pipeline stops during static checks and nothing ships",
+        "CI has been red at the static-analysis step since the last merge",
+    ),
+    "build": (
+        "service images stopped building; the release pipeline fails while installing dependencies",
+        "the build step fails for every commit on main",
+    ),
+    "migrate": (
+        "the release job fails while preparing the database schema",
+        "fresh environments cannot be provisioned: schema setup fails",
+    ),
+    "test": (
+        "the test suite went red on main and blocks every release",
+        "CI reports failing tests on main although the feature work was reviewed",
+    ),
+    "deploy": (
+        "the staging deploy comes up but the end-to-end smoke call fails",
+        "after deploy, the cross-service call used by the nightly job no longer succeeds",
+    ),
+    "iac": (
+        "infrastructure validation blocks the release at the last step",
+        "the Terraform plan step of the release fails",
+    ),
 }
 
 IMPACTS = (

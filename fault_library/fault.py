@@ -105,6 +105,10 @@ class Fault(ABC):
         edits = self.edits(ws, params)
         return Mutation(fault_id=self.id, edits=edits, diff=ws.apply(edits))
 
+    def fix_edits(self, edits: list[Edit]) -> list[Edit]:
+        """The reference fix as edits on the broken workspace: the mutation reversed."""
+        return [reverse(e) for e in reversed(edits)]
+
     def fix(self, ws: Workspace, params: BaseModel, mutation: Mutation) -> str:
-        """The reference fix; by default the mutation reversed. Returns its diff."""
-        return ws.apply([reverse(e) for e in reversed(mutation.edits)])
+        """Apply the reference fix; returns its diff."""
+        return ws.apply(self.fix_edits(mutation.edits))

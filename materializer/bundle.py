@@ -1,0 +1,164 @@
+"""Scenario -> a task bundle in Harbor's layout, written atomically and byte-for-byte reproducibly.
+
+    <id>/instruction.md        symptoms, how to run the pipeline, what "fixed" means
+    <id>/task.toml             Harbor config; faultsmith provenance under [metadata.faultsmith]
+    <id>/environment/          Dockerfile + app/ (the broken workspace)
+    <id>/solution/             solve.sh applying fix.json (the reference repairs)
+    <id>/tests/                test.sh + the verifier's data: scenario.json, task_manifest.json, protected/
+
+Hidden data (scenario, digests, protected copies) lives only in tests/, which the agent never sees.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from fault_library.apps import app_view, copy_app
+from fault_library.composition import Plan, plan
+from fault_library.workspace import Workspace
+from materializer.render import render_instruction
+from materializer.toml import dumps_toml
+from schemas.mutation import Edit
+from schemas.report import TaskManifest
+from schemas.scenario import Scenario
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+EPOCH = 946684800  # 2000-01-01: every file gets this mtime, so `ls -lt` says nothing
+APP_DIR = "environment/app"
+WORKDIR = "/app"
+PROTECTED_FILES = (
+    "faultsmith.toml",
+    "requirements-dev.txt",
+    ".secrets.baseline",
+    ".hadolint.yaml",
+    ".yamllint.yaml",
+    "pytest.ini",
+)
+IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".venv", ".mypy_cache", ".ruff_cache"}
+
+
+def materialize(scenario: Scenario, out_dir: Path) -> Path:
+    """Write the bundle for `scenario` to out_dir/<scenario.id>, replacing any earlier one atomically."""
+    ws = app_view(scenario.app)
+    the_plan = plan(scenario, ws)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    final = out_dir / scenario.id
+    staging = Path(tempfile.mkdtemp(prefix=f".{scenario.id}.", dir=out_dir))
+    try:
+        _write(scenario, the_plan, staging)
+        _normalize(staging)
+        if final.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{scenario.id}.old.", dir=out_dir))
+            final.rename(old / "bundle")
+            staging.rename(final)
+            shutil.rmtree(old)
+        else:
+            staging.rename(final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return final
+
+
+def _write(scenario: Scenario, the_plan: Plan, root: Path) -> None:
+    app = Workspace(copy_app(scenario.app, root / APP_DIR), app_view(scenario.app).manifest)
+    for planned in the_plan.faults:
+        app.apply(planned.edits)
+    app.apply(the_plan.decoy_edits)
+
+    fix: list[Edit] = [e for pf in reversed(the_plan.faults) for e in pf.fault.fix_edits(pf.edits)]
+    touched = the_plan.touched() | {e.path for e in the_plan.decoy_edits}
+    protected = _protected_files(app, touched)
+
+    (root / "environment" / "Dockerfile").write_text(_dockerfile())
+    (root / "instruction.md").write_text(render_instruction(scenario, app.manifest, WORKDIR))
+    (root / "task.toml").write_text(_task_toml(scenario))
+
+    solution = root / "solution"
+    solution.mkdir()
+    (solution / "fix.json").write_text(_json([e.model_dump(mode="json") for e in fix]))
+    shutil.copyfile(TEMPLATES / "solve.sh", solution / "solve.sh")
+    shutil.copyfile(TEMPLATES / "apply_edits.py", solution / "apply_edits.py")
+
+    tests = root / "tests"
+    (tests / "protected").mkdir(parents=True)
+    for rel in protected:
+        target = tests / "protected" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(app.path(rel), target)
+    shutil.copyfile(TEMPLATES / "test.sh", tests / "test.sh")
+    (tests / "scenario.json").write_text(_json(scenario.model_dump(mode="json")))
+    manifest = TaskManifest(
+        task=scenario.id,
+        scenario_id=scenario.id,
+        app=scenario.app,
+        repairable={rel: _sha(app.path(rel)) for rel in app.files() if rel not in protected},
+        protected={rel: _sha(app.path(rel)) for rel in protected},
+    )
+    (tests / "task_manifest.json").write_text(_json(manifest.model_dump(mode="json")))
+
+
+def _protected_files(app: Workspace, touched: set[str]) -> list[str]:
+    """The app's tests and pipeline/linter definitions, except files the faults themselves broke."""
+    m = app.manifest
+    roots = [svc.tests for svc in m.services.values() if svc.tests] + [m.ci_workflow, *PROTECTED_FILES]
+    files = {f for r in roots if app.exists(r) for f in (app.files(r) if app.path(r).is_dir() else [r])}
+    return sorted(files - touched)
+
+
+def _dockerfile() -> str:
+    return f"FROM python:3.11-slim\nWORKDIR {WORKDIR}\nCOPY app/ {WORKDIR}/\n"
+
+
+def _task_toml(scenario: Scenario) -> str:
+    prov = scenario.provenance
+    return dumps_toml(
+        {
+            "version": "1.0",
+            "metadata": {
+                "difficulty": scenario.tier,
+                "category": "devops-debugging",
+                "tags": ["faultsmith", scenario.app, scenario.tier],
+                "faultsmith": {
+                    "scenario_id": scenario.id,
+                    "seed": scenario.seed,
+                    "app": scenario.app,
+                    "difficulty": scenario.difficulty,
+                    "faults": len(scenario.faults),
+                    "red_herring": scenario.red_herring is not None,
+                    "composer": prov.composer,
+                    "composer_version": prov.composer_version,
+                    "catalog_version": prov.catalog_version,
+                    "app_hash": prov.app_hash,
+                },
+            },
+            "verifier": {"timeout_sec": 600.0},
+            "agent": {"timeout_sec": 1800.0},
+            "environment": {"build_timeout_sec": 900.0, "cpus": 2, "memory_mb": 4096},
+        }
+    )
+
+
+def _json(doc: object) -> str:
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _normalize(root: Path) -> None:
+    """Fixed modes and mtimes: the same scenario gives the same bytes, and a tarball of them."""
+    for path in sorted(root.rglob("*"), reverse=True):
+        if path.is_file():
+            path.chmod(0o755 if path.suffix == ".sh" else 0o644)
+        else:
+            path.chmod(0o755)
+        os.utime(path, (EPOCH, EPOCH), follow_symlinks=False)
+    root.chmod(0o755)
+    os.utime(root, (EPOCH, EPOCH))
