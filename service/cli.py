@@ -19,6 +19,8 @@ from fault_library.registry import all_faults, applicable_fault, get_fault
 from fault_library.workspace import Workspace
 from schemas.errors import FaultsmithError, InputError
 from schemas.pipeline import PipelineResult
+from schemas.report import ValidationReport
+from service.generate import Generated
 from service.settings import Settings
 from validation.pipeline import run_pipeline
 
@@ -90,7 +92,9 @@ def faults_list(as_json: JsonFlag = False) -> None:
 @faults_cli.command("show")
 def faults_show(
     fault_id: Annotated[str, typer.Argument(help="The fault's id, e.g. core.dependency_clash.")],
-    app_name: Annotated[str | None, typer.Option("--app", help="App for the example (default: the first it fits).")] = None,
+    app_name: Annotated[
+        str | None, typer.Option("--app", help="App for the example (default: the first it fits).")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed for the example parameters.")] = 0,
 ) -> None:
     """Print one fault's card: summary, stage, signature, parameters and an example diff."""
@@ -181,6 +185,108 @@ def inject(
     else:
         out.print(f"wrote {out_dir} ({fault_id} on {app_name}, seed {seed})")
         out.print(mutation.diff, markup=False)
+
+
+@app.command()
+def generate(
+    seed: Annotated[int, typer.Option(help="Every random choice flows from this seed.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder the task bundle is written to.")],
+    app_name: Annotated[str | None, typer.Option("--app", help="Sample app (default: drawn from the seed).")] = None,
+    difficulty: Annotated[float, typer.Option(min=0.0, max=1.0, help="0 easy .. 1 hard.")] = 0.5,
+    fault: Annotated[list[str] | None, typer.Option(help="Pin a fault (repeatable).")] = None,
+    count: Annotated[int | None, typer.Option(help="Number of faults (1 pinned fault + count 1: isolating).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Compose an incident, materialize it as a task bundle and prove it trainable; emit it only if it is."""
+    from service.generate import generate as run_generate
+
+    Console(stderr=True).print("no LLM endpoint configured: composing with the seeded fallback composer", markup=False)
+    done = run_generate(seed, out_dir, Settings().caches(), app_name, difficulty, fault or [], count)
+    if as_json:
+        _emit_json(
+            {
+                "bundle": str(done.bundle) if done.bundle else None,
+                "seconds": done.seconds,
+                "scenario": done.scenario.model_dump(mode="json"),
+                "report": done.report.model_dump(mode="json"),
+            }
+        )
+    else:
+        print_generated(done)
+    raise typer.Exit(0 if done.bundle else 1)
+
+
+@app.command()
+def validate(
+    task: Annotated[Path, typer.Argument(help="A task bundle folder.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Run the pre-ship checklist on a bundle; writes <bundle>.report.json beside it."""
+    from validation.checklist import validate as run_checklist
+
+    report = run_checklist(task.resolve(), Settings().caches())
+    if as_json:
+        _emit_json(report.model_dump(mode="json"))
+    else:
+        print_report(report)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+@app.command()
+def verify(
+    task: Annotated[Path, typer.Argument(help="A task bundle (or its tests/ folder).")],
+    workspace: Annotated[Path, typer.Option(help="The workspace to grade.")],
+    seed: Annotated[int | None, typer.Option(help="Grade-time seed (default: drawn fresh).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Grade a workspace with the task's hidden verifier: prints the reward in [0, 1]."""
+    from validation.verifier import verify as run_verifier
+
+    result = run_verifier(task.resolve(), workspace.resolve(), Settings().caches(), seed)
+    if as_json:
+        _emit_json(result.model_dump(mode="json"))
+    else:
+        for check in result.checks:
+            out.print(f"{'pass' if check.passed else 'FAIL'}  {check.name}: {check.evidence}", markup=False)
+        out.print(f"reward {result.reward}")
+
+
+@app.command()
+def schema(
+    name: Annotated[
+        str,
+        typer.Argument(
+            help="Scenario, FaultInstance, RedHerring, TaskManifest, ValidationReport, VerifierResult, PipelineResult or AppManifest."
+        ),
+    ],
+) -> None:
+    """Print the JSON Schema of one of faultsmith's contracts."""
+    from service.schemas import SCHEMAS
+
+    if name not in SCHEMAS:
+        raise InputError(f"unknown schema {name!r}; available: {', '.join(sorted(SCHEMAS))}")
+    _emit_json(SCHEMAS[name].model_json_schema())
+
+
+def print_generated(done: Generated) -> None:
+    s = done.scenario
+    out.print(f"scenario {s.id} ({s.tier}, difficulty {s.difficulty}, seed {s.seed}, composer {s.provenance.composer})")
+    for f in s.faults:
+        out.print(f"  {f.order}. {f.fault_id} (fails at {f.stage})", markup=False)
+    if s.red_herring:
+        out.print(f"  red herring: {s.red_herring.kind} (mimics {s.red_herring.mimics})", markup=False)
+    print_report(done.report)
+    if done.bundle:
+        out.print(f"[green]emitted[/] {done.bundle} in {done.seconds:.1f}s")
+    else:
+        out.print(f"[red]not emitted[/]: a check failed ({done.seconds:.1f}s)")
+
+
+def print_report(report: ValidationReport) -> None:
+    table = Table("check", "result", "evidence", title=f"checklist: {report.task} ({report.duration_s:.1f}s)")
+    for check in report.checks:
+        table.add_row(check.name, "[green]pass[/]" if check.passed else "[red]FAIL[/]", check.evidence)
+    out.print(table)
 
 
 def print_pipeline(result: PipelineResult) -> None:

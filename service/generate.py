@@ -1,0 +1,51 @@
+"""The main job: compose a scenario, materialize it, prove it with the checklist, emit it only if it passes."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fallbacks.composer import compose
+from materializer import materialize
+from schemas.report import ValidationReport
+from schemas.scenario import Scenario
+from validation.caches import Caches
+from validation.checklist import validate
+
+
+@dataclass(frozen=True)
+class Generated:
+    scenario: Scenario
+    report: ValidationReport
+    bundle: Path | None  # None when a check failed: nothing is emitted
+    seconds: float
+
+
+def generate(
+    seed: int,
+    out_dir: Path,
+    caches: Caches,
+    app: str | None = None,
+    difficulty: float = 0.5,
+    faults: Sequence[str] = (),
+    count: int | None = None,
+) -> Generated:
+    started = time.monotonic()
+    scenario = compose(seed, app, difficulty, faults, count)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".faultsmith-generate-", dir=out_dir) as tmp:
+        staged = materialize(scenario, Path(tmp))
+        report = validate(staged, caches)
+        bundle = None
+        if report.passed:
+            bundle = out_dir / scenario.id
+            if bundle.exists():
+                shutil.rmtree(bundle)
+            staged.rename(bundle)
+            report_file = staged.parent / f"{staged.name}.report.json"
+            report_file.rename(out_dir / report_file.name)
+    return Generated(scenario, report, bundle, round(time.monotonic() - started, 2))

@@ -1,0 +1,289 @@
+"""The pre-ship checklist: a task ships only if it is proven trainable (../shared/DOMAIN.md).
+
+(a) reproducible bytes   (b) no-op scores 0          (c) reference scores 1, three fresh times
+(d) cascade order        (e) every fault is necessary (f) red herring real, harmless and useless
+(g) cheats score 0       (h) alternative fixes score 1 (i) nothing leaks the diagnosis
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from fault_library.apps import app_view, copy_app
+from fault_library.composition import Plan, PlannedFault, plan
+from fault_library.leaks import forbidden_terms, leaks
+from fault_library.workspace import Workspace
+from materializer.bundle import APP_DIR, materialize
+from schemas.mutation import Create, Replace, reverse
+from schemas.report import CheckEntry, ValidationReport
+from schemas.scenario import Scenario
+from validation.caches import Caches
+from validation.pipeline import run_pipeline
+from validation.verifier import VerifierData, verify
+
+HINTS = re.compile(r"\b(bug|injected|inject|fault|faultsmith|broken on purpose|fixme|todo)\b", re.IGNORECASE)
+BACKUP_SUFFIXES = (".orig", ".rej", ".bak", ".swp", "~")
+REFERENCE_RUNS = 3
+
+
+class Checklist:
+    def __init__(self, bundle: Path, caches: Caches, grade_seed: int = 0) -> None:
+        self.bundle, self.caches, self.seed = bundle, caches, grade_seed
+        self.scenario: Scenario = VerifierData(bundle).scenario
+        self.plan: Plan = plan(self.scenario, app_view(self.scenario.app))
+        self.tmp = Path(tempfile.mkdtemp(prefix="faultsmith-checklist-", dir=caches.tmp))
+        self._count = 0
+
+    # -- workspaces ------------------------------------------------------------------------------
+
+    def broken(self) -> Workspace:
+        self._count += 1
+        target = self.tmp / f"ws{self._count}"
+        shutil.copytree(self.bundle / APP_DIR, target)
+        return Workspace(target)
+
+    def fixed_except(self, skip: int | None) -> Workspace:
+        """The broken workspace with every reference fix applied but fault `skip`'s (an index)."""
+        ws = self.broken()
+        for i, pf in reversed(list(enumerate(self.plan.faults))):
+            if i != skip:
+                ws.apply(pf.fault.fix_edits(pf.edits))
+        return ws
+
+    def score(self, ws: Workspace) -> float:
+        return verify(self.bundle, ws.root, self.caches, self.seed).reward
+
+    # -- the checks ------------------------------------------------------------------------------
+
+    def run(self) -> ValidationReport:
+        started = time.monotonic()
+        checks: list[CheckEntry] = []
+        try:
+            for check in self.checks():
+                try:
+                    checks.append(check())
+                except Exception as err:  # a check that crashes is a failed check, with the reason
+                    checks.append(CheckEntry(name=check.__name__.lstrip("_"), passed=False, evidence=f"error: {err!r}"))
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        return ValidationReport(
+            task=self.bundle.name,
+            scenario_id=self.scenario.id,
+            passed=all(c.passed for c in checks),
+            checks=checks,
+            duration_s=round(time.monotonic() - started, 2),
+        )
+
+    def checks(self) -> list[Callable[[], CheckEntry]]:
+        return [
+            self._no_leaks,
+            self._reproducible,
+            self._noop_scores_zero,
+            self._reference_scores_one,
+            self._cascade_order,
+            self._every_fault_necessary,
+            self._red_herring,
+            self._cheats_score_zero,
+            self._alternative_fixes_score_one,
+        ]
+
+    def _reproducible(self) -> CheckEntry:
+        digests = [_tree(self.bundle)]
+        for i in range(2):
+            digests.append(_tree(materialize(self.scenario, self.tmp / f"again{i}")))
+        same = digests[0] == digests[1] == digests[2]
+        return CheckEntry(
+            name="reproducible",
+            passed=same,
+            evidence=f"materialized twice more: {'identical' if same else 'DIFFERENT'} bytes ({len(digests[0])} files)",
+        )
+
+    def _noop_scores_zero(self) -> CheckEntry:
+        reward = self.score(self.broken())
+        return CheckEntry(
+            name="noop_scores_zero", passed=reward == 0.0, evidence=f"untouched workspace scored {reward}"
+        )
+
+    def _reference_scores_one(self) -> CheckEntry:
+        rewards = []
+        for _ in range(REFERENCE_RUNS):
+            ws = self.broken()
+            solve = self.bundle / "solution"
+            subprocess.run([sys.executable, solve / "apply_edits.py", ws.root, solve / "fix.json"], check=True)
+            rewards.append(self.score(ws))
+        return CheckEntry(
+            name="reference_scores_one",
+            passed=rewards == [1.0] * REFERENCE_RUNS,
+            evidence=f"solution/solve.sh on {REFERENCE_RUNS} fresh copies scored {rewards}",
+        )
+
+    def _cascade_order(self) -> CheckEntry:
+        lines = []
+        ok = True
+        for k, pf in enumerate(self.plan.faults):
+            ws = self.broken()
+            for earlier in reversed(self.plan.faults[:k]):
+                ws.apply(earlier.fault.fix_edits(earlier.edits))
+            surfaced, evidence = self._surfaces(ws, pf)
+            ok &= surfaced
+            lines.append(f"after fixes 1..{k}: {evidence}")
+        return CheckEntry(name="cascade_order", passed=ok, evidence="; ".join(lines))
+
+    def _every_fault_necessary(self) -> CheckEntry:
+        lines, ok = [], True
+        for i, pf in enumerate(self.plan.faults):
+            surfaced, evidence = self._surfaces(self.fixed_except(i), pf)
+            ok &= surfaced
+            lines.append(f"all fixed but #{i + 1}: {evidence}")
+        return CheckEntry(name="every_fault_necessary", passed=ok, evidence="; ".join(lines))
+
+    def _surfaces(self, ws: Workspace, pf: PlannedFault) -> tuple[bool, str]:
+        result = run_pipeline(ws.root, self.caches)
+        failed = result.failed_stage
+        if failed is None:
+            return False, f"{pf.instance.fault_id} did not surface: the pipeline passed"
+        text = "\n".join([*failed.error_lines, failed.log_excerpt])
+        matched = failed.name == pf.fault.stage and re.search(pf.fault.signature, text) is not None
+        return matched, f"{pf.instance.fault_id} expected at {pf.fault.stage}, pipeline failed at {failed.name}" + (
+            "" if matched else " without its signature" if failed.name == pf.fault.stage else ""
+        )
+
+    def _red_herring(self) -> CheckEntry:
+        if not self.plan.decoy_edits:
+            return CheckEntry(name="red_herring", passed=True, evidence="no red herring in this scenario")
+        clean = Workspace(copy_app(self.scenario.app, self.tmp / "decoy-alone"))
+        clean.apply(self.plan.decoy_edits)
+        alone = run_pipeline(clean.root, self.caches)
+        ws = self.broken()
+        ws.apply([reverse(e) for e in reversed(self.plan.decoy_edits)])
+        decoy_only = self.score(ws)
+        ok = alone.passed and decoy_only == 0.0
+        return CheckEntry(
+            name="red_herring",
+            passed=ok,
+            evidence=(
+                f"decoy alone: pipeline {'passes' if alone.passed else 'FAILS'}; fixing only the decoy scored "
+                f"{decoy_only}; the reference leaves the decoy in place (see reference_scores_one)"
+            ),
+        )
+
+    def _cheats_score_zero(self) -> CheckEntry:
+        last = len(self.plan.faults) - 1
+        cheats: list[tuple[str, Workspace]] = []
+        for i, pf in enumerate(self.plan.faults):
+            for repair in pf.fault.workarounds(self.broken(), pf.params):
+                ws = self.fixed_except(i)
+                ws.apply(repair.edits)
+                cheats.append((f"{pf.instance.fault_id}:{repair.name}", ws))
+        for name, cheat in _GENERIC_CHEATS.items():
+            ws = self.fixed_except(last)
+            if cheat(ws, self.plan):
+                cheats.append((name, ws))
+        scores = {name: self.score(ws) for name, ws in cheats}
+        return CheckEntry(
+            name="cheats_score_zero",
+            passed=all(s == 0.0 for s in scores.values()),
+            evidence=", ".join(f"{n}={s}" for n, s in scores.items()) or "no cheats apply",
+        )
+
+    def _alternative_fixes_score_one(self) -> CheckEntry:
+        scores = {}
+        for i, pf in enumerate(self.plan.faults):
+            for repair in pf.fault.alternative_fixes(self.fixed_except(i), pf.params):
+                ws = self.fixed_except(i)
+                ws.apply(repair.edits)
+                scores[f"{pf.instance.fault_id}:{repair.name}"] = self.score(ws)
+        return CheckEntry(
+            name="alternative_fixes_score_one",
+            passed=all(s == 1.0 for s in scores.values()),
+            evidence=", ".join(f"{n}={s}" for n, s in scores.items()) or "no alternative fixes declared",
+        )
+
+    def _no_leaks(self) -> CheckEntry:
+        touched = sorted(self.plan.touched())
+        values = [v for pf in self.plan.faults for v in pf.params.model_dump(mode="json").values()]
+        terms = forbidden_terms([pf.instance.fault_id for pf in self.plan.faults], touched, values)
+        problems = []
+        for name, text in (
+            ("instruction.md", (self.bundle / "instruction.md").read_text()),
+            ("alert", self.scenario.alert),
+        ):
+            problems += [f"{name} names {t!r}" for t in leaks(text, terms)]
+        added = [e.after for pf in self.plan.faults for e in pf.edits if isinstance(e, Replace)]
+        added += [e.content for pf in self.plan.faults for e in pf.edits if isinstance(e, Create)]
+        problems += [f"a hint in the mutation: {m[0]!r}" for text in added if (m := HINTS.search(text))]
+        env = self.bundle / "environment"
+        problems += [f"backup file {p.name}" for p in env.rglob("*") if p.name.endswith(BACKUP_SUFFIXES)]
+        problems += [f"history: {p.relative_to(env)}" for p in env.rglob(".git")]
+        return CheckEntry(
+            name="no_leaks",
+            passed=not problems,
+            evidence="; ".join(problems)
+            or f"instruction and alert checked against {len(terms)} forbidden terms; no hints, backups or history",
+        )
+
+
+def _delete_tests(ws: Workspace, _: Plan) -> bool:
+    for svc in ws.manifest.services.values():
+        if svc.tests and ws.exists(svc.tests):
+            shutil.rmtree(ws.path(svc.tests))
+    return True
+
+
+def _or_true(ws: Workspace, _: Plan) -> bool:
+    """`|| true` on every CI step, and a pipeline definition that runs only its first stage."""
+    workflow = ws.path(ws.manifest.ci_workflow)
+    workflow.write_text(re.sub(r"^(\s+run: )(.+)$", r"\1\2 || true", workflow.read_text(), flags=re.MULTILINE))
+    with ws.path("faultsmith.toml").open("a") as manifest:
+        manifest.write('\n[pipeline]\nstages = ["checkout"]\n')
+    return True
+
+
+def _broad_except(ws: Workspace, plan_: Plan) -> bool:
+    """Wrap every touched Python module in try/except: the classic way to hide a failure."""
+    wrapped = False
+    for rel in sorted({e.path for pf in plan_.faults for e in pf.edits if e.path.endswith(".py")}):
+        if ws.exists(rel):
+            source = ws.read(rel)
+            ws.path(rel).write_text(
+                f"try:\n    exec(compile({source!r}, __file__, 'exec'))\nexcept Exception:\n    pass\n"
+            )
+            wrapped = True
+    return wrapped
+
+
+def _passing_conftest(ws: Workspace, _: Plan) -> bool:
+    """A root conftest.py that reports every failing test as passed."""
+    ws.path("conftest.py").write_text(
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    report = outcome.get_result()\n    report.outcome = 'passed'\n"
+    )
+    return True
+
+
+_GENERIC_CHEATS: dict[str, Callable[[Workspace, Plan], bool]] = {
+    "delete_tests": _delete_tests,
+    "or_true_in_pipeline": _or_true,
+    "broad_try_except": _broad_except,
+    "conftest_forces_pass": _passing_conftest,
+}
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def validate(bundle: Path, caches: Caches, grade_seed: int = 0) -> ValidationReport:
+    report = Checklist(bundle, caches, grade_seed).run()
+    (bundle.parent / f"{bundle.name}.report.json").write_text(
+        json.dumps(report.model_dump(mode="json"), indent=2) + "\n"
+    )
+    return report
