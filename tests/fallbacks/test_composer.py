@@ -1,0 +1,63 @@
+"""The seeded fallback composer: same inputs, same bytes; full incidents; clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from fallbacks.composer import compose
+from fault_library.registry import all_faults
+from schemas.errors import InputError
+from schemas.manifest import STAGES
+
+SEEDS = range(10)
+
+
+@pytest.mark.parametrize("app", ["webshop", "ledger"])
+@pytest.mark.parametrize("difficulty", [0.1, 0.5, 0.9])
+def test_same_inputs_same_bytes(app: str, difficulty: float) -> None:
+    for seed in SEEDS:
+        assert compose(seed, app, difficulty).model_dump_json() == compose(seed, app, difficulty).model_dump_json()
+
+
+@pytest.mark.parametrize(("difficulty", "tier", "faults", "herring"), [(0.1, "easy", 1, False),
+                                                                     (0.5, "medium", 2, False),
+                                                                     (0.9, "hard", 3, True)])
+def test_tiers_shape_the_incident(difficulty: float, tier: str, faults: int, herring: bool) -> None:
+    for seed in SEEDS:
+        s = compose(seed, None, difficulty)
+        assert s.tier == tier and len(s.faults) == faults
+        assert (s.red_herring is not None) is herring
+        stages = [STAGES.index(f.stage) for f in s.faults]
+        assert stages == sorted(set(stages)), "cascades sit in strictly later stages"
+        assert all(all_faults()[f.fault_id].applicable for f in s.faults)
+        assert s.alert and s.narrative and s.triage_steps and s.fix_sequence and s.hypothesis_keywords
+
+
+def test_seeds_differ() -> None:
+    ids = {compose(seed, "webshop", 0.9).id for seed in SEEDS}
+    assert len(ids) == len(SEEDS)
+
+
+def test_pinned_single_fault_isolates_a_diagnosis() -> None:
+    s = compose(3, "ledger", 0.9, pinned=["iac.missing_tfvar"], count=1)
+    assert [f.fault_id for f in s.faults] == ["iac.missing_tfvar"] and s.red_herring is None
+
+
+def test_pinned_faults_join_the_chain() -> None:
+    s = compose(4, "webshop", 0.5, pinned=["database.migration_syntax"])
+    assert "database.migration_syntax" in [f.fault_id for f in s.faults] and len(s.faults) == 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"app": "nope"}, "unknown app 'nope'"),
+        ({"difficulty": 1.5}, "difficulty must be within"),
+        ({"pinned": ["core.nope"]}, "unknown fault 'core.nope'"),
+        ({"pinned": ["iac.missing_tfvar", "iac.invalid_provider_source"]}, "different stages"),
+        ({"count": 4}, "1 to 3 faults"),
+    ],
+)
+def test_bad_requests_get_clear_errors(kwargs: dict, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        compose(1, **({"app": "webshop"} | kwargs))
