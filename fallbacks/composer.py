@@ -11,6 +11,7 @@ import hashlib
 import json
 import random
 from collections.abc import Sequence
+from functools import cache
 
 from fallbacks.story import story
 from fallbacks.symptoms import TRIAGE
@@ -74,9 +75,9 @@ def compose(
 
 def _chain(ws: Workspace, pins: list[Fault], n: int, rng: random.Random) -> list[Fault] | None:
     """n applicable faults with strictly increasing stages, including every pinned one."""
-    candidates = [f for f in all_faults().values() if f.applicable(ws.manifest)]
+    candidates = applicable_faults(ws.manifest.name)
     for pin in pins:
-        if not pin.applicable(ws.manifest):
+        if pin not in candidates:
             raise InputError(f"pinned fault {pin.id} does not apply to app {ws.manifest.name!r}")
     chosen = {f.stage: f for f in pins}
     if len(chosen) < len(pins):
@@ -87,6 +88,13 @@ def _chain(ws: Workspace, pins: list[Fault], n: int, rng: random.Random) -> list
     for stage in rng.sample(free, n - len(chosen)):
         chosen[stage] = rng.choice([f for f in candidates if f.stage == stage])
     return [chosen[s] for s in STAGES if s in chosen]
+
+
+@cache
+def applicable_faults(app: str) -> list[Fault]:
+    """Applicability is a pure function of the app: decide it once per process."""
+    manifest = all_apps()[app]
+    return [f for f in all_faults().values() if f.applicable(manifest)]
 
 
 def _red_herring(ws: Workspace, faults: list[FaultInstance], rng: random.Random) -> RedHerring | None:

@@ -45,8 +45,16 @@ def app_view(name: str) -> Workspace:
 
 class _CleanApp(Workspace):
     @cache  # noqa: B019  (one instance per app, alive for the process)
+    def path(self, rel: str) -> Path:
+        return super().path(rel)
+
+    @cache  # noqa: B019
     def read(self, rel: str) -> str:
         return super().read(rel)
+
+    @cache  # noqa: B019
+    def exists(self, rel: str) -> bool:
+        return super().exists(rel)
 
     @cache  # noqa: B019
     def files(self, under: str = "", suffix: str = "") -> list[str]:

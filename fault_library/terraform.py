@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import hcl2
@@ -13,7 +14,9 @@ def unquote(value: Any) -> Any:
     return value
 
 
+@lru_cache(maxsize=256)
 def parse(text: str) -> dict[str, Any]:
+    """Parsed HCL (cached: parsing is slow and composers parse the same files again and again). Read-only."""
     return hcl2.loads(text)  # type: ignore[no-any-return]
 
 

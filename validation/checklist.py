@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -15,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fault_library.apps import app_view, copy_app
@@ -26,12 +28,14 @@ from schemas.mutation import Create, Replace, reverse
 from schemas.report import CheckEntry, ValidationReport
 from schemas.scenario import Scenario
 from validation.caches import Caches
+from validation.memo import StageMemo
 from validation.pipeline import run_pipeline
 from validation.verifier import VerifierData, verify
 
 HINTS = re.compile(r"\b(bug|injected|inject|fault|faultsmith|broken on purpose|fixme|todo)\b", re.IGNORECASE)
 BACKUP_SUFFIXES = (".orig", ".rej", ".bak", ".swp", "~")
 REFERENCE_RUNS = 3
+WORKERS = 2
 
 
 class Checklist:
@@ -40,13 +44,13 @@ class Checklist:
         self.scenario: Scenario = VerifierData(bundle).scenario
         self.plan: Plan = plan(self.scenario, app_view(self.scenario.app))
         self.tmp = Path(tempfile.mkdtemp(prefix="faultsmith-checklist-", dir=caches.tmp))
-        self._count = 0
+        self._ids = itertools.count(1)
+        self.memo = StageMemo()
 
     # -- workspaces ------------------------------------------------------------------------------
 
     def broken(self) -> Workspace:
-        self._count += 1
-        target = self.tmp / f"ws{self._count}"
+        target = self.tmp / f"ws{next(self._ids)}"
         shutil.copytree(self.bundle / APP_DIR, target)
         return Workspace(target)
 
@@ -58,8 +62,8 @@ class Checklist:
                 ws.apply(pf.fault.fix_edits(pf.edits))
         return ws
 
-    def score(self, ws: Workspace) -> float:
-        return verify(self.bundle, ws.root, self.caches, self.seed).reward
+    def score(self, ws: Workspace, fresh: bool = False) -> float:
+        return verify(self.bundle, ws.root, self.caches, self.seed, None if fresh else self.memo).reward
 
     # -- the checks ------------------------------------------------------------------------------
 
@@ -67,11 +71,8 @@ class Checklist:
         started = time.monotonic()
         checks: list[CheckEntry] = []
         try:
-            for check in self.checks():
-                try:
-                    checks.append(check())
-                except Exception as err:  # a check that crashes is a failed check, with the reason
-                    checks.append(CheckEntry(name=check.__name__.lstrip("_"), passed=False, evidence=f"error: {err!r}"))
+            with ThreadPoolExecutor(max_workers=WORKERS) as pool:  # checks are independent; pipelines are subprocesses
+                checks = list(pool.map(_guarded, self.checks()))
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
         return ValidationReport(
@@ -118,7 +119,7 @@ class Checklist:
             ws = self.broken()
             solve = self.bundle / "solution"
             subprocess.run([sys.executable, solve / "apply_edits.py", ws.root, solve / "fix.json"], check=True)
-            rewards.append(self.score(ws))
+            rewards.append(self.score(ws, fresh=True))  # three real runs: flakiness must show
         return CheckEntry(
             name="reference_scores_one",
             passed=rewards == [1.0] * REFERENCE_RUNS,
@@ -146,7 +147,7 @@ class Checklist:
         return CheckEntry(name="every_fault_necessary", passed=ok, evidence="; ".join(lines))
 
     def _surfaces(self, ws: Workspace, pf: PlannedFault) -> tuple[bool, str]:
-        result = run_pipeline(ws.root, self.caches)
+        result = run_pipeline(ws.root, self.caches, memo=self.memo)
         failed = result.failed_stage
         if failed is None:
             return False, f"{pf.instance.fault_id} did not surface: the pipeline passed"
@@ -161,7 +162,7 @@ class Checklist:
             return CheckEntry(name="red_herring", passed=True, evidence="no red herring in this scenario")
         clean = Workspace(copy_app(self.scenario.app, self.tmp / "decoy-alone"))
         clean.apply(self.plan.decoy_edits)
-        alone = run_pipeline(clean.root, self.caches)
+        alone = run_pipeline(clean.root, self.caches, memo=self.memo)
         ws = self.broken()
         ws.apply([reverse(e) for e in reversed(self.plan.decoy_edits)])
         decoy_only = self.score(ws)
@@ -229,6 +230,13 @@ class Checklist:
             evidence="; ".join(problems)
             or f"instruction and alert checked against {len(terms)} forbidden terms; no hints, backups or history",
         )
+
+
+def _guarded(check: Callable[[], CheckEntry]) -> CheckEntry:
+    try:
+        return check()
+    except Exception as err:  # a check that crashes is a failed check, with the reason
+        return CheckEntry(name=check.__name__.lstrip("_"), passed=False, evidence=f"error: {err!r}")
 
 
 def _delete_tests(ws: Workspace, _: Plan) -> bool:

@@ -10,6 +10,7 @@ from fault_library.workspace import load_manifest
 from schemas.manifest import AppManifest
 from schemas.pipeline import PipelineResult, StageResult, StageStatus
 from validation.caches import Caches
+from validation.memo import StageMemo
 from validation.stages import STAGE_FUNCTIONS, StageContext
 
 EXCERPT_LINES = 40
@@ -20,6 +21,7 @@ def run_pipeline(
     caches: Caches,
     manifest: AppManifest | None = None,
     stop_after: str | None = None,
+    memo: StageMemo | None = None,
 ) -> PipelineResult:
     """Run the app's pipeline on `workspace`. `manifest` overrides the workspace's own (the verifier's copy)."""
     workspace = workspace.resolve()
@@ -34,7 +36,10 @@ def run_pipeline(
                 results.append(StageResult(name=name, status=StageStatus.SKIPPED))
                 continue
             t0 = time.monotonic()
-            outcome = STAGE_FUNCTIONS[name](ctx)
+            key = memo.key(name, workspace, manifest) if memo else None
+            outcome = (memo.get(key) if memo else None) or STAGE_FUNCTIONS[name](ctx)
+            if memo:
+                memo.put(key, outcome)
             failed = not outcome.ok
             output = ctx.scrub(outcome.output)
             results.append(

@@ -24,6 +24,7 @@ from schemas.errors import InputError
 from schemas.report import CheckEntry, TaskManifest, VerifierResult
 from schemas.scenario import Scenario
 from validation.caches import Caches
+from validation.memo import StageMemo
 from validation.pipeline import run_pipeline
 from validation.probe import LocalProbe
 
@@ -43,7 +44,9 @@ class VerifierData:
         self.scenario = Scenario.model_validate_json((tests / "scenario.json").read_text("utf-8"))
 
 
-def verify(task: Path, workspace: Path, caches: Caches, grade_seed: int | None = None) -> VerifierResult:
+def verify(
+    task: Path, workspace: Path, caches: Caches, grade_seed: int | None = None, memo: StageMemo | None = None
+) -> VerifierResult:
     data = VerifierData(task)
     seed = grade_seed if grade_seed is not None else random.SystemRandom().randrange(2**31)
     if not workspace.is_dir():
@@ -58,7 +61,7 @@ def verify(task: Path, workspace: Path, caches: Caches, grade_seed: int | None =
             return VerifierResult(reward=0.0, checks=checks, grade_seed=seed)
         checks.append(_restore_protected(scratch, data))
         manifest = load_manifest(scratch)
-        result = run_pipeline(scratch, caches, manifest=manifest)
+        result = run_pipeline(scratch, caches, manifest=manifest, memo=memo)
         failed = result.failed_stage
         checks.append(
             CheckEntry(
