@@ -13,6 +13,7 @@ import random
 from collections.abc import Sequence
 from functools import cache
 
+from fallbacks.pools import decoy_variants, fault_variants
 from fallbacks.story import story
 from fallbacks.symptoms import TRIAGE
 from fault_library.apps import all_apps, app_view
@@ -58,9 +59,7 @@ def compose(
         if chain is None:
             continue
         instances = [
-            FaultInstance(
-                fault_id=f.id, params=f.sample_params(ws, rng).model_dump(mode="json"), order=i, stage=f.stage
-            )
+            FaultInstance(fault_id=f.id, params=rng.choice(fault_variants(f.id, name)), order=i, stage=f.stage)
             for i, f in enumerate(chain, 1)
         ]
         herring = _red_herring(ws, instances, rng) if difficulty >= RED_HERRING_FROM and n > 1 else None
@@ -104,7 +103,7 @@ def _red_herring(ws: Workspace, faults: list[FaultInstance], rng: random.Random)
     if not mimicking:
         return None
     chosen = rng.choice(mimicking)
-    params = chosen.sample_params(ws, rng).model_dump(mode="json")
+    params = rng.choice(decoy_variants(chosen.kind, ws.manifest.name))
     return RedHerring(kind=chosen.kind, params=params, mimics=root.fault_id)
 
 

@@ -1,4 +1,4 @@
-"""The incident's people, customers, times and prose: seeded faker and sandboxed jinja2 templates."""
+"""The incident's people, customers, times and prose: seeded pools and sandboxed jinja2 templates."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from fallbacks.symptoms import IMPACTS, SYMPTOMS
-from fault_library.fakes import faker_for
+from fallbacks.pools import people
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _EPOCH = datetime(2026, 1, 5, 9, 0)  # incidents are dated relative to a fixed day: same seed, same story
@@ -25,19 +25,19 @@ def templates() -> SandboxedEnvironment:
 
 
 def story(rng: random.Random, app_name: str, root_stage: str) -> dict[str, str]:
-    fake = faker_for(rng)
+    pool = people()
     started = _EPOCH + timedelta(days=rng.randrange(300), minutes=rng.randrange(24 * 60))
     context = {
         "app_title": app_name.replace("-", " ").title(),
         "symptom": rng.choice(SYMPTOMS[root_stage]),
         "started_at": started.strftime("%Y-%m-%d %H:%M UTC"),
-        "reporter": fake.name(),
+        "reporter": rng.choice(pool["names"]),
         "reporter_role": rng.choice(["support lead", "release manager", "SRE", "product owner"]),
-        "oncall": fake.name(),
-        "author": fake.name(),
-        "customer": fake.company(),
+        "oncall": rng.choice(pool["names"]),
+        "author": rng.choice(pool["names"]),
+        "customer": rng.choice(pool["companies"]),
         "impact": rng.choice(IMPACTS),
-        "commit_message": fake.sentence(nb_words=6).rstrip("."),
+        "commit_message": rng.choice(pool["commits"]),
         "severity": rng.choice(["SEV2", "SEV3"]),
     }
     return {

@@ -40,10 +40,10 @@ def copy_app(name: str, dest: Path) -> Path:
 @cache
 def app_view(name: str) -> Workspace:
     """The clean app as a read-only workspace whose reads are cached: composers read it thousands of times."""
-    return _CleanApp(app_dir(name), get_app(name))
+    return CleanApp(app_dir(name), get_app(name))
 
 
-class _CleanApp(Workspace):
+class CleanApp(Workspace):
     @cache  # noqa: B019  (one instance per app, alive for the process)
     def path(self, rel: str) -> Path:
         return super().path(rel)

@@ -8,9 +8,11 @@ strictly later stages, edits on disjoint text, a decoy away from the faulty file
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pydantic import BaseModel, ValidationError
 
+from fault_library.apps import CleanApp, app_view
 from fault_library.decoys import all_decoys
 from fault_library.fault import Fault
 from fault_library.registry import all_faults
@@ -78,7 +80,7 @@ def _plan_fault(inst: FaultInstance, app: Workspace, problems: list[str]) -> Pla
     if fault is None:
         problems.append(f"unknown fault {inst.fault_id!r}")
         return None
-    if not fault.applicable(app.manifest):
+    if not _applicable(fault, app):
         problems.append(f"fault {inst.fault_id} does not apply to app {app.manifest.name!r}")
         return None
     if inst.stage != fault.stage:
@@ -89,9 +91,7 @@ def _plan_fault(inst: FaultInstance, app: Workspace, problems: list[str]) -> Pla
         problems.append(f"fault {inst.fault_id}: invalid params: {_first_error(err)}")
         return None
     try:
-        edits = fault.edits(app, params)
-        for edit in edits:
-            app.path(edit.path)  # containment
+        edits = _edits(fault, app, params)
     except FaultsmithError as err:
         problems.append(f"fault {inst.fault_id}: {err}")
         return None
@@ -99,6 +99,35 @@ def _plan_fault(inst: FaultInstance, app: Workspace, problems: list[str]) -> Pla
         problems.append(f"fault {inst.fault_id}: params do not fit the app: {type(err).__name__}: {err}")
         return None
     return PlannedFault(inst, fault, params, edits)
+
+
+def _applicable(fault: Fault, app: Workspace) -> bool:
+    if isinstance(app, CleanApp):
+        return _clean_applicable(fault.id, app.manifest.name)
+    return fault.applicable(app.manifest)
+
+
+@lru_cache(maxsize=1024)
+def _clean_applicable(fault_id: str, app: str) -> bool:
+    return all_faults()[fault_id].applicable(app_view(app).manifest)
+
+
+def _edits(fault: Fault, app: Workspace, params: BaseModel) -> list[Edit]:
+    if isinstance(app, CleanApp):  # the clean app never changes: its edits can be remembered
+        return list(_clean_edits(fault.id, app.manifest.name, params.model_dump_json()))
+    edits = fault.edits(app, params)
+    for edit in edits:
+        app.path(edit.path)  # containment
+    return edits
+
+
+@lru_cache(maxsize=4096)
+def _clean_edits(fault_id: str, app: str, params_json: str) -> tuple[Edit, ...]:
+    fault, ws = all_faults()[fault_id], app_view(app)
+    edits = fault.edits(ws, fault.Params.model_validate_json(params_json))
+    for edit in edits:
+        ws.path(edit.path)  # containment
+    return tuple(edits)
 
 
 def _spans(edits: list[Edit], app: Workspace) -> dict[str, list[tuple[int, int]]]:
