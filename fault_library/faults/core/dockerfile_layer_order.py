@@ -1,0 +1,223 @@
+"""A Dockerfile's instructions were reordered: the image would be built wrong, or not at all.
+
+Two realistic reorderings, both caught by hadolint in the lint stage:
+
+- `WORKDIR` moved below the `COPY`s it anchored (DL3045, "`COPY` to a relative destination without
+  `WORKDIR` set"). In Docker the build may even succeed: the relative `COPY`s land under `/`, `pip install -r`
+  runs in the wrong folder or cannot find its file ("Could not open requirements file"), and the container
+  starts in a folder without the code ("No module named ...").
+- an instruction hoisted above `FROM` (DL3061, "Invalid instruction order. Dockerfile must begin with `FROM`,
+  `ARG` or comment."). Docker refuses the file: "failed to solve: ... no build stage in current context"
+  (classic builder: "Error response from daemon: no build stage in current context").
+
+Locally there is no image build: the fault surfaces in lint, through hadolint. The hidden check evaluates the
+Dockerfile as the builder would (where each `COPY` lands, where each `RUN` runs, the final user, folder and
+command), so silencing hadolint does not count as a repair.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import random
+import shlex
+
+from pydantic import BaseModel
+
+from fault_library.fault import Category, CheckResult, Fault, Probe, Repair
+from fault_library.registry import register
+from fault_library.workspace import Workspace
+from schemas.mutation import Create, Edit, Replace
+
+_HOISTABLE = ("ENV", "EXPOSE", "LABEL")  # order-insensitive: only their place before FROM is wrong
+_STOP = ("WORKDIR", "USER", "CMD", "ENTRYPOINT", "EXPOSE")
+
+
+def instructions(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, end line, keyword) of each instruction; continuation lines belong to their instruction."""
+    found, i = [], 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if not stripped or stripped.startswith("#"):
+            i += 1
+            continue
+        start = i
+        while lines[i].rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+        found.append((start, i + 1, stripped.split()[0].upper()))
+        i += 1
+    return found
+
+
+def _is_paragraph(lines: list[str], start: int, end: int) -> bool:
+    """An instruction standing alone between blank lines (it moves with the blank line after it)."""
+    return start > 0 and not lines[start - 1].strip() and end < len(lines) and not lines[end].strip()
+
+
+def moved(text: str, start: int, end: int, to: int, blank_after: bool) -> str:
+    """The text with lines [start, end) moved to before line `to` (to <= start or to >= end)."""
+    lines = text.splitlines(keepends=True)
+    cut_end = end + 1 if _is_paragraph(lines, start, end) else end
+    block = lines[start:end] + (["\n"] if blank_after else [])
+    rest = lines[:start] + lines[cut_end:]
+    at = to if to <= start else to - (cut_end - start)
+    return "".join(rest[:at] + block + rest[at:])
+
+
+def whole_line_replace(path: str, old: str, new: str) -> Replace:
+    """The smallest window of whole lines covering every difference between `old` and `new`, unique in both."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    lo = 0
+    while lo < min(len(a), len(b)) and a[lo] == b[lo]:
+        lo += 1
+    hi_a, hi_b = len(a), len(b)
+    while hi_a > lo and hi_b > lo and a[hi_a - 1] == b[hi_b - 1]:
+        hi_a, hi_b = hi_a - 1, hi_b - 1
+    # both sides must occur once, so the edit and its reverse are each anchored
+    while (
+        old.count("".join(a[lo:hi_a])) != 1 or new.count("".join(b[lo:hi_b])) != 1 or not a[lo:hi_a] or not b[lo:hi_b]
+    ):
+        if lo > 0:
+            lo -= 1
+        else:
+            hi_a, hi_b = hi_a + 1, hi_b + 1
+    return Replace(path=path, before="".join(a[lo:hi_a]), after="".join(b[lo:hi_b]))
+
+
+def layout(text: str) -> dict[str, object]:
+    """What the builder makes of a Dockerfile: FROM first?, COPY targets, RUN folders, final user/folder/cmd."""
+    lines = text.splitlines()
+    steps = instructions(lines)
+    workdir, user, copies, runs, cmd = "/", "root", [], [], ""
+    for start, end, keyword in steps:
+        body = " ".join(ln.rstrip().rstrip("\\").strip() for ln in lines[start:end])
+        args = body.split(None, 1)[1] if " " in body else ""
+        if keyword == "WORKDIR":
+            workdir = posixpath.normpath(posixpath.join(workdir, args.strip()))
+        elif keyword == "USER":
+            user = args.strip()
+        elif keyword in ("COPY", "ADD"):
+            parts = [p for p in shlex.split(args) if not p.startswith("--")]
+            dest = posixpath.normpath(posixpath.join(workdir, parts[-1]))
+            copies += [f"{src} -> {dest}" for src in parts[:-1]]
+        elif keyword == "RUN":
+            runs.append((args, workdir))
+        elif keyword in ("CMD", "ENTRYPOINT"):
+            cmd = f"{keyword} {args}"
+    return {
+        "from_first": bool(steps) and steps[0][2] in ("FROM", "ARG"),
+        "copies": sorted(copies),
+        "runs": runs,
+        "user": user,
+        "workdir": workdir,
+        "cmd": cmd,
+    }
+
+
+class Params(BaseModel):
+    path: str
+    kind: str  # workdir_late | before_from
+    start: int
+    end: int
+    to: int
+    rule: str
+    expected: dict[str, object]  # the clean file's layout
+
+
+@register
+class DockerfileLayerOrder(Fault):
+    id = "core.dockerfile_layer_order"
+    category = Category.CORE
+    stage = "lint"
+    summary = (
+        "A service Dockerfile's instructions were reordered: WORKDIR now comes after the relative COPYs it "
+        "anchored, or an instruction sits above FROM."
+    )
+    signature = r"DL3045|DL3061"
+    Params = Params
+    roles = ("dockerfile:*",)
+
+    def sample_params(self, app: Workspace, rng: random.Random) -> Params:
+        options = []
+        for _, svc in sorted(app.manifest.services.items()):
+            text = app.read(svc.dockerfile)
+            lines = text.splitlines()
+            steps = instructions(lines)
+            first = next(i for i, s in enumerate(steps) if s[2] == "FROM")
+            comments_end = steps[first][0]
+            # hoist an instruction above FROM: to the very top, or just under the leading comments
+            tops = sorted({0, comments_end})
+            first_workdir = next((s for s in steps if s[2] == "WORKDIR"), None)
+            for step in steps[first + 1 :]:
+                if step[2] in _HOISTABLE or step == first_workdir:
+                    options += [(svc.dockerfile, "before_from", step[0], step[1], to, "DL3061") for to in tops]
+            # sink the first WORKDIR below one or more of the relative COPYs that follow it
+            wd = next((i for i, s in enumerate(steps) if s[2] == "WORKDIR"), None)
+            if wd is None:
+                continue
+            seen_relative_copy = False
+            for start, end, keyword in steps[wd + 1 :]:
+                if keyword in _STOP:
+                    break
+                if keyword == "COPY" and not shlex.split(" ".join(lines[start:end]))[-1].startswith("/"):
+                    seen_relative_copy = True
+                if seen_relative_copy:
+                    options.append((svc.dockerfile, "workdir_late", steps[wd][0], steps[wd][1], end, "DL3045"))
+        path, kind, start, end, to, rule = rng.choice(options)
+        return Params(path=path, kind=kind, start=start, end=end, to=to, rule=rule, expected=layout(app.read(path)))
+
+    def edits(self, ws: Workspace, params: Params) -> list[Edit]:
+        text = ws.read(params.path)
+        new = moved(text, params.start, params.end, params.to, blank_after=params.kind == "before_from")
+        return [whole_line_replace(params.path, text, new)]
+
+    def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
+        """The Dockerfile, evaluated as the builder would, must produce the image the clean file produced."""
+        if not ws.exists(params.path):
+            return CheckResult(False, f"{params.path} is gone")
+        got = layout(ws.read(params.path))
+        expected = dict(params.expected)
+        # a RUN's folder matters only where the clean file ran it inside a WORKDIR
+        expected_runs = [r for r in expected.pop("runs") if r[1] != "/"]  # type: ignore[attr-defined]
+        got_runs = got.pop("runs")
+        wrong = [k for k in expected if got.get(k) != expected[k]]
+        missing = [tuple(r) for r in expected_runs if tuple(r) not in [tuple(g) for g in got_runs]]  # type: ignore[arg-type]
+        if wrong or missing:
+            detail = "; ".join([f"{k}: {got.get(k)!r} (expected {expected[k]!r})" for k in wrong])
+            detail += "".join(f"; RUN {r[0]!r} no longer runs in {r[1]}" for r in missing)
+            return CheckResult(False, f"{params.path} builds a different image: {detail.lstrip('; ')}")
+        return CheckResult(True, f"{params.path} builds the same image layout as before the reorder")
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        text = ws.read(params.path)
+        lines = text.splitlines()
+        steps = instructions(lines)
+        first = next(i for i, s in enumerate(steps) if s[2] == "FROM")
+        if params.kind == "workdir_late" or steps[0][2] == "WORKDIR":
+            # put the WORKDIR right under FROM instead of back where it was
+            wd = next(s for s in steps if s[2] == "WORKDIR")
+            new = moved(text, wd[0], wd[1], steps[first][1], blank_after=False)
+            return [
+                Repair(
+                    "workdir_after_from",
+                    "Set WORKDIR directly after FROM.",
+                    [whole_line_replace(params.path, text, new)],
+                )
+            ]
+        # hoist FROM above everything instead of sinking the stray instruction back
+        start, end, _ = steps[first]
+        new = moved(text, start, end, 0, blank_after=False)
+        return [
+            Repair(
+                "from_to_top", "Move FROM to the top of the Dockerfile.", [whole_line_replace(params.path, text, new)]
+            )
+        ]
+
+    def workarounds(self, ws: Workspace, params: Params) -> list[Repair]:
+        config = ".hadolint.yaml"
+        content = f"---\nignored:\n  - {params.rule}\n"
+        edits: list[Edit] = (
+            [Replace(path=config, before=ws.read(config), after=ws.read(config) + f"ignored:\n  - {params.rule}\n")]
+            if ws.exists(config)
+            else [Create(path=config, content=content)]
+        )
+        return [Repair("ignore_hadolint_rule", f"Tell hadolint to ignore {params.rule}.", edits)]

@@ -1,0 +1,174 @@
+"""A service lost network access to the peer it calls: compose no longer puts them on a shared network.
+
+Either one side got `network_mode: none`, or the services were split across user-defined networks that do
+not overlap. Compose accepts both files. The caller's peer URL (`http://<peer>:<port>`) then names a
+host that no network it is on can resolve: its call fails with the resolver's error.
+
+Locally the deploy stage honours compose networks: a peer on no shared network keeps its container
+hostname, which does not resolve on the host either, so the smoke call gets the real resolver error
+("Failed to resolve '<peer>' ... Name or service not known"). In Docker the split-network variant fails
+the same way (Docker's embedded DNS only answers for networks the container joined); with
+`network_mode: none` Docker may refuse the container outright ("conflicting options: port publishing
+and the container type network mode") because the service still publishes ports.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from pydantic import BaseModel
+
+from fault_library.compose_text import env_line, service_block
+from fault_library.fault import Category, Fault, Repair
+from fault_library.faults.core.dockerfile_layer_order import whole_line_replace
+from fault_library.registry import register
+from fault_library.workspace import Workspace
+from schemas.mutation import Edit
+
+_NETWORK_NAMES = ("frontend", "backend", "billing", "orders", "internal", "edge", "public", "private", "core", "ops")
+_PEER_URL = re.compile(r"https?://(?P<host>[a-z][a-z0-9_-]*):")
+
+
+class Params(BaseModel):
+    kind: str  # network_none | split_networks | own_network
+    service: str  # the service whose networking changes
+    peer: str  # the other side of the call
+    key_before: str  # the service key the new lines go in front of
+    peer_key_before: str = ""
+    networks: list[str] = []  # [service's network, peer's network] (split) or [service's network]
+
+
+def _keys(lines: list[str], service: str) -> list[tuple[int, str]]:
+    """(line index, key) of the service's own top-level keys, after its header."""
+    start, end = service_block(lines, service)
+    indent = len(lines[start + 1]) - len(lines[start + 1].lstrip())
+    return [
+        (i, lines[i].strip().split(":")[0])
+        for i in range(start + 1, end)
+        if lines[i].strip() and len(lines[i]) - len(lines[i].lstrip()) == indent
+    ]
+
+
+def _calls(ws: Workspace) -> list[tuple[str, str]]:
+    """(caller, peer) pairs: a service whose compose env points a URL at another service."""
+    text = ws.read(ws.role("compose"))
+    found = []
+    for name, svc in sorted(ws.manifest.services.items()):
+        for key in svc.required_env:
+            if not key.endswith("_URL") or key == ws.manifest.database.url_env:
+                continue
+            m = _PEER_URL.search(text.splitlines()[env_line(text, name, key)])
+            if m and m["host"] in ws.manifest.services and m["host"] != name:
+                found.append((name, m["host"]))
+    return found
+
+
+@register
+class MissingNetworkPermission(Fault):
+    id = "core.missing_network_permission"
+    category = Category.CORE
+    stage = "deploy"
+    summary = (
+        "docker-compose.yml no longer puts a service on a network shared with the peer it calls "
+        "(network_mode: none, or disjoint user-defined networks); the peer's hostname does not resolve."
+    )
+    signature = r"Failed to resolve|Name or service not known|Temporary failure in name resolution|NameResolutionError"
+    Params = Params
+    roles = ("compose",)
+
+    def applicable(self, app):  # type: ignore[no-untyped-def]
+        return any(
+            k.endswith("_URL") and k != app.database.url_env for s in app.services.values() for k in s.required_env
+        )
+
+    def sample_params(self, app: Workspace, rng: random.Random) -> Params:
+        caller, peer = rng.choice(_calls(app))
+        service, other = rng.choice([(caller, peer), (peer, caller)])
+        lines = app.read(app.role("compose")).splitlines()
+        kind = rng.choice(["network_none", "split_networks", "own_network"])
+        key = rng.choice([k for _, k in _keys(lines, service) if k != "build"])
+        peer_key = rng.choice([k for _, k in _keys(lines, other) if k != "build"])
+        names = rng.sample(_NETWORK_NAMES, 2)
+        return Params(
+            kind=kind,
+            service=service,
+            peer=other,
+            key_before=key,
+            peer_key_before=peer_key if kind == "split_networks" else "",
+            networks=names if kind == "split_networks" else names[:1] if kind == "own_network" else [],
+        )
+
+    def _insert(self, lines: list[str], service: str, key: str, block: list[str]) -> list[str]:
+        index = next(i for i, k in _keys(lines, service) if k == key)
+        indent = " " * (len(lines[index]) - len(lines[index].lstrip()))
+        return lines[:index] + [indent + b for b in block] + lines[index:]
+
+    def _networked(self, text: str, params: Params) -> str:
+        lines = text.splitlines()
+        item = "  - {}"
+        if params.kind == "network_none":
+            lines = self._insert(lines, params.service, params.key_before, ["network_mode: none"])
+        else:
+            lines = self._insert(
+                lines, params.service, params.key_before, ["networks:", item.format(params.networks[0])]
+            )
+            if params.kind == "split_networks":
+                lines = self._insert(
+                    lines, params.peer, params.peer_key_before, ["networks:", item.format(params.networks[1])]
+                )
+            lines += ["", "networks:", *[f"  {n}:" for n in params.networks]]
+        return "\n".join(lines) + "\n"
+
+    def edits(self, ws: Workspace, params: Params) -> list[Edit]:
+        path = ws.role("compose")
+        text = ws.read(path)
+        return [whole_line_replace(path, text, self._networked(text, params))]
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        path = ws.role("compose")
+        text = ws.read(path)
+        if params.kind == "network_none":
+            new = text.replace("    network_mode: none\n", "    networks:\n      - default\n", 1)
+            summary = "Attach the service to the project's default network explicitly."
+        else:
+            # join the peer to the service's network as well (a shared network, both keep theirs)
+            lines = text.splitlines()
+            start, end = service_block(lines, params.peer)
+            nets = next((i for i in range(start, end) if lines[i].strip() == "networks:"), None)
+            if nets is None:
+                block = ["networks:", "  - default", f"  - {params.networks[0]}"]
+                lines = self._insert(lines, params.peer, _keys(lines, params.peer)[-1][1], block)
+            else:
+                indent = lines[nets + 1][: len(lines[nets + 1]) - len(lines[nets + 1].lstrip())]
+                lines.insert(nets + 2, f"{indent}- {params.networks[0]}")
+            new = "\n".join(lines) + "\n"
+            summary = f"Also attach {params.peer} to the {params.networks[0]} network."
+        return [Repair("share_a_network", summary, [whole_line_replace(path, text, new)])]
+
+    def workarounds(self, ws: Workspace, params: Params) -> list[Repair]:
+        path = ws.role("compose")
+        text = ws.read(path)
+        caller, peer = (
+            (params.service, params.peer)
+            if (params.service, params.peer) in _calls(ws)
+            else (
+                params.peer,
+                params.service,
+            )
+        )
+        key = next(
+            k
+            for k in ws.manifest.services[caller].required_env
+            if k.endswith("_URL") and k != ws.manifest.database.url_env
+        )
+        index = env_line(text, caller, key)
+        line = text.splitlines(keepends=True)[index]
+        new = re.sub(rf"//{re.escape(peer)}:", "//127.0.0.1:", line)
+        return [
+            Repair(
+                "hardcode_loopback_peer_url",
+                "Point the peer URL at 127.0.0.1 (inside a container that is the caller itself).",
+                [whole_line_replace(path, text, text.replace(line, new, 1))],
+            )
+        ]
