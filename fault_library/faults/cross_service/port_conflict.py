@@ -1,0 +1,147 @@
+"""Two servers are configured on the same port; the one started second cannot bind it.
+
+Backends: locally the deploy stage maps equal configured ports to one host port, so the second
+server's bind fails with "Address already in use" while the first server keeps answering on that
+port: the health check and the smoke call reach the wrong service (a 404 for the smoke path). In
+containers each service has its own network namespace: the clash shows at `docker compose up` as
+"Bind for 127.0.0.1:<port> failed: port is already allocated" where both `ports:` entries publish
+the same variable, and otherwise as a published port nobody listens on.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from pydantic import BaseModel
+
+from fault_library.compose_text import env_line
+from fault_library.fault import Category, Fault, Repair
+from fault_library.registry import register
+from fault_library.text import replace_line
+from fault_library.workspace import Workspace
+from schemas.mutation import Edit, Replace
+
+VARIANTS = ("env_copy", "compose_ref", "compose_literal", "env_renumber")
+# A key assigned twice in .env would also do it, but detect-secrets' config parser then gives up on the
+# file and the lint stage fails first; so every variant edits an existing line.
+_WEIGHTS = (1, 1, 1, 3)
+
+
+class Params(BaseModel):
+    variant: str
+    service: str  # the server whose port is reassigned
+    other: str  # the server whose port it now shares
+    port: int  # env_renumber: the port both end up on
+
+
+def _env_values(text: str) -> dict[str, tuple[int, str]]:
+    """KEY -> (line index, value) of a .env file."""
+    found = {}
+    for i, line in enumerate(text.splitlines()):
+        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line)
+        if m:
+            found[m[1]] = (i, m[2].strip())
+    return found
+
+
+def _set_env(path: str, text: str, key: str, value: str) -> tuple[Replace, str]:
+    index = _env_values(text)[key][0]
+    edit = replace_line(path, text, index, f"{key}={value}")
+    return edit, text.replace(edit.before, edit.after, 1)
+
+
+def _compose_value(ws: Workspace, service: str, value: str) -> Replace:
+    path = ws.role("compose")
+    text = ws.read(path)
+    key = ws.manifest.services[service].port_env or ""
+    index = env_line(text, service, key)
+    line = text.splitlines()[index]
+    indent = line[: len(line) - len(line.lstrip())]
+    return replace_line(path, text, index, f"{indent}{key}: {value}")
+
+
+def _ported_servers(app: Workspace) -> list[str]:
+    """Servers whose port comes from a `${VAR}` in compose that .env sets to a number."""
+    compose = app.read(app.role("compose"))
+    env = _env_values(app.read(app.role("env_file")))
+    names = []
+    for name, svc in sorted(app.manifest.servers().items()):
+        key = svc.port_env or ""
+        try:
+            line = compose.splitlines()[env_line(compose, name, key)]
+        except Exception:  # noqa: BLE001 - the service does not set its port in compose
+            continue
+        if line.split(":", 1)[1].strip() == "${" + key + "}" and env.get(key, (0, ""))[1].isdigit():
+            names.append(name)
+    return names
+
+
+@register
+class PortConflict(Fault):
+    id = "cross_service.port_conflict"
+    category = Category.CROSS_SERVICE
+    stage = "deploy"
+    summary = (
+        "Two services are configured (in .env or docker-compose.yml) to listen on the same port, so the "
+        "second cannot bind it and its calls reach the other service."
+    )
+    signature = r"Address already in use|smoke call .* returned 404"
+    Params = Params
+    roles = ("compose", "env_file")
+
+    def applicable(self, app):  # type: ignore[no-untyped-def]
+        return len(app.servers()) >= 2
+
+    def sample_params(self, app: Workspace, rng: random.Random) -> Params:
+        servers = _ported_servers(app)
+        service, other = rng.sample(servers, 2)
+        env = _env_values(app.read(app.role("env_file")))
+        taken = {int(v) for _, v in env.values() if v.isdigit()}
+        port = rng.choice([p for p in range(8000, 8100) if p not in taken and p + 1 not in taken])
+        return Params(variant=rng.choices(VARIANTS, _WEIGHTS)[0], service=service, other=other, port=port)
+
+    def _keys(self, ws: Workspace, params: Params) -> tuple[str, str]:
+        return ws.manifest.services[params.service].port_env or "", ws.manifest.services[params.other].port_env or ""
+
+    def edits(self, ws: Workspace, params: Params) -> list[Edit]:
+        key, other_key = self._keys(ws, params)
+        env_path = ws.role("env_file")
+        env_text = ws.read(env_path)
+        other_value = _env_values(env_text)[other_key][1]
+        if params.variant == "env_copy":
+            return [_set_env(env_path, env_text, key, other_value)[0]]
+        if params.variant == "env_renumber":
+            first, env_text = _set_env(env_path, env_text, key, str(params.port))
+            second, _ = _set_env(env_path, env_text, other_key, str(params.port))
+            return [first, second]
+        if params.variant == "compose_ref":
+            return [_compose_value(ws, params.service, "${" + other_key + "}")]
+        return [_compose_value(ws, params.service, f'"{other_value}"')]
+
+    def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
+        key, _ = self._keys(ws, params)
+        env_path = ws.role("env_file")
+        env_text = ws.read(env_path)
+        values = _env_values(env_text)
+        if params.variant == "env_copy":
+            taken = {int(v) for _, v in values.values() if v.isdigit()}
+            free = next(p for p in range(int(values[key][1]) + 11, 65535) if p not in taken)
+            edit = _set_env(env_path, env_text, key, str(free))[0]
+            return [Repair("move_to_free_port", f"give {key} a port of its own ({free}) in .env", [edit])]
+        if params.variant == "env_renumber":
+            edit = _set_env(env_path, env_text, key, str(params.port + 1))[0]
+            return [Repair("renumber_one_side", f"keep the new numbering, with {key} one port higher", [edit])]
+        # compose variants: .env still holds the service's own port; pin it as a literal in compose
+        original = values[key][1]
+        edit = _compose_value(ws, params.service, f'"{original}"')
+        return [Repair("pin_literal_port", f"set {key} in compose to its own port {original} literally", [edit])]
+
+    def workarounds(self, ws: Workspace, params: Params) -> list[Repair]:
+        roles = ws.manifest.role_paths()
+        server = roles.get(f"code:{params.service}_server")
+        if not server or "daemon_threads = True\n" not in ws.read(server):
+            return []
+        line = "    daemon_threads = True\n"
+        edit = Replace(path=server, before=line, after=line + "    allow_reuse_port = True\n")
+        return [Repair("share_port_with_reuseport", "let both servers bind the port (SO_REUSEPORT)", [edit])]
