@@ -18,6 +18,7 @@ from validation.process import kill_group, run_tool
 from validation.stages.base import StageContext, StageOutcome, error_lines
 
 HEALTH_TIMEOUT_S = 10.0
+SETTLE_S = 0.5
 _BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
 
 
@@ -144,6 +145,7 @@ def _smoke(ctx: StageContext, services: dict[str, ComposeService], ports: PortMa
     status, body = _http(smoke.method, f"http://127.0.0.1:{ports.host(configured)}{smoke.path}")
     call = f"{smoke.method} {smoke.service}{smoke.path}"
     if status != smoke.expect_status:
+        time.sleep(SETTLE_S)  # a server that lost a race (a port, a lock) may still be writing why
         logs = [ln for n in sorted(ctx.manifest.servers()) for ln in _tail(_read_log(ctx, n), 4)]
         raise DeployFailure(
             [
