@@ -1,1 +1,12 @@
-"""Faults of this category (none yet)."""
+"""Quiet logic faults: code that runs cleanly and returns plausible wrong answers (ledger only)."""
+
+from fault_library.faults.quiet import (  # noqa: F401
+    exclusive_window_end,
+    falsy_override_dropped,
+    inverted_alias_map,
+    mean_of_rates,
+    min_amount_bound,
+    rounding_mode,
+    validation_always_passes,
+    wrong_log_base,
+)
