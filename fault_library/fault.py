@@ -71,6 +71,9 @@ class Fault(ABC):
     Params: ClassVar[type[BaseModel]]
     roles: ClassVar[tuple[str, ...]]
     backends: ClassVar[tuple[str, ...]] = ("local",)
+    # where and how the fault surfaces with the docker backend, when that differs from `stage`/`signature`
+    docker_stage: ClassVar[str | None] = None
+    docker_signature: ClassVar[str | None] = None
 
     def applicable(self, app: AppManifest) -> bool:
         """By default a fault applies wherever the roles it touches exist (roles may be globs)."""

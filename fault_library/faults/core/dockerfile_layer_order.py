@@ -133,6 +133,7 @@ class DockerfileLayerOrder(Fault):
         "anchored, or an instruction sits above FROM."
     )
     signature = r"DL3045|DL3061"
+    backends = ("local", "docker")
     Params = Params
     roles = ("dockerfile:*",)
 

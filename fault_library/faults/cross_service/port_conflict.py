@@ -2,10 +2,11 @@
 
 Backends: locally the deploy stage maps equal configured ports to one host port, so the second
 server's bind fails with "Address already in use" while the first server keeps answering on that
-port: the health check and the smoke call reach the wrong service (a 404 for the smoke path). In
-containers each service has its own network namespace: the clash shows at `docker compose up` as
-"Bind for 127.0.0.1:<port> failed: port is already allocated" where both `ports:` entries publish
-the same variable, and otherwise as a published port nobody listens on.
+port: the health check and the smoke call reach the wrong service (a 404 for the smoke path). The
+docker backend runs containers with `--network host`, so the clash is the same real one: the second
+container's bind raises "Address already in use" and the smoke call reaches the first. Under Compose
+with a bridge network it would show at `docker compose up` as "Bind for 127.0.0.1:<port> failed: port
+is already allocated" where both `ports:` entries publish the same variable.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class PortConflict(Fault):
         "second cannot bind it and its calls reach the other service."
     )
     signature = r"Address already in use|smoke call .* returned 404"
+    backends = ("local", "docker")
     Params = Params
     roles = ("compose", "env_file")
 

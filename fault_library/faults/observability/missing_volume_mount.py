@@ -54,6 +54,7 @@ class MissingVolumeMount(Fault):
         "(removed, retargeted, or replaced by a private volume); it cannot open its database."
     )
     signature = r"unable to open database file"
+    backends = ("local", "docker")
     Params = Params
     roles = ("compose",)
 

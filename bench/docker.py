@@ -1,0 +1,64 @@
+"""Docker-mode figures: base image bootstrap (cold if --cold, then cached), a task image build cold and warm,
+and the docker pipeline next to the local one on the same workspaces, in the same run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# this file is named docker.py: run as a script, its folder would shadow the docker SDK package
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import random  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+from fault_library.apps import all_apps, app_dir, copy_app  # noqa: E402
+from fault_library.registry import all_faults  # noqa: E402
+from fault_library.workspace import Workspace  # noqa: E402
+from service.settings import Settings  # noqa: E402
+from validation.docker.engine import bootstrap, client  # noqa: E402
+from validation.docker.images import build_base, build_image  # noqa: E402
+from validation.docker.pipeline import run_docker_pipeline  # noqa: E402
+from validation.pipeline import run_pipeline  # noqa: E402
+
+
+def main() -> None:
+    caches = Settings().caches()
+    if "--cold" in sys.argv:
+        b = bootstrap(caches.tmp, force=True)
+        print(f"base image bootstrap, cold:   {b.seconds:6.1f}s  ({'; '.join(b.steps)})")
+    b = bootstrap(caches.tmp)
+    print(f"base image bootstrap, cached: {b.seconds:6.2f}s")
+    c = client()
+    base = build_base(c, caches)
+    svc = all_apps()["webshop"].services["api"]
+    for label, nocache in (("cold (no cache)", True), ("warm", False)):
+        t = time.monotonic()
+        built = build_image(c, app_dir("webshop"), svc.dockerfile, base, "faultsmith-bench/api:1", {}, nocache=nocache)
+        print(f"task image build {label:16s} {time.monotonic() - t:6.2f}s ok={built.ok}")
+    c.images.remove("faultsmith-bench/api:1", noprune=True)
+    with tempfile.TemporaryDirectory(dir=caches.tmp) as tmp:
+        for app in sorted(all_apps()):
+            fault = all_faults()["core.env_var_mapping"]
+            ws = copy_app(app, Path(tmp) / app)
+            manifest = all_apps()[app]
+            fault.inject(
+                Workspace(ws, manifest), fault.sample_params(Workspace(app_dir(app), manifest), random.Random(1))
+            )
+            t = time.monotonic()
+            local = run_pipeline(ws, caches)
+            t_local = time.monotonic() - t
+            t = time.monotonic()
+            docker = run_docker_pipeline(ws, caches)
+            t_docker = time.monotonic() - t
+            stage = lambda r: r.failed_stage.name if r.failed_stage else "passed"  # noqa: E731
+            print(
+                f"pipeline {app:8s} local {t_local:6.2f}s ({stage(local)})  docker {t_docker:6.2f}s ({stage(docker)})"
+            )
+            shutil.rmtree(ws, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""build and test in containers: each service's image from its own Dockerfile, its tests inside that image."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from validation.docker.images import build_base, build_image
+from validation.docker.session import DockerSession
+from validation.stages.base import StageContext, StageOutcome, combine, error_lines
+from validation.stages.build import DEV_REQUIREMENTS
+
+TEST_MOUNT = "/workspace"
+
+
+@dataclass
+class DockerState:
+    """What the docker stages leave for later ones (the local stages use StageContext)."""
+
+    session: DockerSession
+    base: str = ""
+    images: dict[str, str] = field(default_factory=dict)  # service -> image tag
+
+
+def docker_build(ctx: StageContext, state: DockerState) -> StageOutcome:
+    c = state.session.c
+    state.base = state.base or build_base(c, ctx.caches)
+    parts = []
+    for name, svc in sorted(ctx.manifest.services.items()):
+        tag = state.session.tag(name)
+        built = build_image(c, ctx.workspace, svc.dockerfile, state.base, tag, state.session.labels)
+        if built.ok:
+            state.images[name] = tag
+        out = StageOutcome(built.ok, built.output, built.error_lines, 0 if built.ok else 1)
+        parts.append((f"docker build -f {svc.dockerfile} .", out))
+    return combine(parts)
+
+
+def _test_image(ctx: StageContext, state: DockerState, service: str) -> str:
+    """The service image plus the dev requirements (pytest), as root; a cached layer on warm runs."""
+    dev = ctx.workspace / DEV_REQUIREMENTS
+    if not dev.is_file():
+        return state.images[service]
+    dockerfile = (
+        f"FROM {state.images[service]}\nUSER root\nCOPY {DEV_REQUIREMENTS} /tmp/{DEV_REQUIREMENTS}\n"
+        f"RUN pip install --no-cache-dir -r /tmp/{DEV_REQUIREMENTS}\n"
+    )
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in (("Dockerfile", dockerfile.encode()), (DEV_REQUIREMENTS, dev.read_bytes())):
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+    buf.seek(0)
+    tag = state.session.tag(service, "-test")
+    c = state.session.c
+    out = [
+        chunk
+        for chunk in c.api.build(
+            fileobj=buf,
+            custom_context=True,
+            tag=tag,
+            network_mode="none",
+            rm=True,
+            labels=state.session.labels,
+            decode=True,
+        )
+    ]
+    errors = [chunk["error"] for chunk in out if "error" in chunk]
+    if errors:
+        raise RuntimeError(f"cannot add {DEV_REQUIREMENTS} to {service}'s image: {errors[-1]}")
+    return tag
+
+
+def docker_test(ctx: StageContext, state: DockerState) -> StageOutcome:
+    """pytest inside each service's image (with the dev requirements), the workspace mounted read-only."""
+    suites = [(name, svc.tests) for name, svc in sorted(ctx.manifest.services.items()) if svc.tests]
+    with ThreadPoolExecutor(max_workers=max(1, len(suites))) as pool:  # independent containers
+        outcomes = list(pool.map(lambda suite: _pytest(ctx, state, *suite), suites))
+    return combine((f"pytest {tests}", outcome) for (_, tests), outcome in zip(suites, outcomes, strict=True))
+
+
+def _pytest(ctx: StageContext, state: DockerState, name: str, tests: str) -> StageOutcome:
+    try:
+        image = _test_image(ctx, state, name)
+    except RuntimeError as err:
+        return StageOutcome(False, str(err), [str(err)], 1)
+    code, output = run_container(
+        state.session.c,
+        image,
+        ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", tests],
+        labels=state.session.labels,
+        user="root",
+        working_dir=TEST_MOUNT,
+        environment={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"},
+        volumes={str(ctx.workspace): {"bind": TEST_MOUNT, "mode": "ro"}},
+        network_mode="none",
+        timeout_s=ctx.timeout_s,
+    )
+    output = output.replace(TEST_MOUNT + "/", "")
+    failures = [ln for ln in output.splitlines() if ln.startswith(("FAILED", "ERROR", "E "))]
+    return StageOutcome(code == 0, output, failures or error_lines(output), code)
+
+
+def run_container(c: Any, image: str, command: list[str] | None, *, timeout_s: float, **kwargs: Any) -> tuple[int, str]:
+    """Run to completion (bounded), return (exit code, combined output); the container is removed after."""
+    container = c.containers.create(image, command, **kwargs)
+    try:
+        container.start()
+        try:
+            status = container.wait(timeout=timeout_s)
+            code = int(status.get("StatusCode", 1))
+        except Exception:  # noqa: BLE001 - requests' ReadTimeout: the container ran too long
+            container.kill()
+            code = -1
+        output = container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
+        if code == -1:
+            output += f"\ntimed out after {timeout_s:.0f}s"
+        return code, output
+    finally:
+        container.remove(force=True)
