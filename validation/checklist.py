@@ -29,7 +29,7 @@ from schemas.report import CheckEntry, ValidationReport
 from schemas.scenario import Scenario
 from validation.caches import Caches
 from validation.memo import StageMemo
-from validation.pipeline import run_pipeline
+from validation.backends import runner
 from validation.verifier import VerifierData, verify
 
 HINTS = re.compile(r"\b(bug|injected|inject|fault|faultsmith|broken on purpose|fixme|todo)\b", re.IGNORECASE)
@@ -39,8 +39,9 @@ WORKERS = 2
 
 
 class Checklist:
-    def __init__(self, bundle: Path, caches: Caches, grade_seed: int = 0) -> None:
-        self.bundle, self.caches, self.seed = bundle, caches, grade_seed
+    def __init__(self, bundle: Path, caches: Caches, grade_seed: int = 0, backend: str = "local") -> None:
+        self.bundle, self.caches, self.seed, self.backend = bundle, caches, grade_seed, backend
+        self.run_pipeline = runner(backend)
         self.scenario: Scenario = VerifierData(bundle).scenario
         self.plan: Plan = plan(self.scenario, app_view(self.scenario.app))
         self.tmp = Path(tempfile.mkdtemp(prefix="faultsmith-checklist-", dir=caches.tmp))
@@ -63,7 +64,7 @@ class Checklist:
         return ws
 
     def score(self, ws: Workspace, fresh: bool = False) -> float:
-        return verify(self.bundle, ws.root, self.caches, self.seed, None if fresh else self.memo).reward
+        return verify(self.bundle, ws.root, self.caches, self.seed, None if fresh else self.memo, self.backend).reward
 
     # -- the checks ------------------------------------------------------------------------------
 
@@ -94,7 +95,21 @@ class Checklist:
             self._red_herring,
             self._cheats_score_zero,
             self._alternative_fixes_score_one,
-        ]
+        ] + ([self._reproducible_images] if self.backend == "docker" else [])
+
+    def _reproducible_images(self) -> CheckEntry:
+        """Docker mode: the broken images, built twice from scratch, hold the same files, modes and bytes."""
+        from validation.docker.reproducible import check_reproducible
+
+        ws = self.broken()
+        services = {name: svc.dockerfile for name, svc in ws.manifest.services.items()}
+        results = check_reproducible(ws.root, self.caches, ws.manifest.name, services)
+        same = all(r.identical for r in results)
+        return CheckEntry(
+            name="reproducible_images",
+            passed=same,
+            evidence=f"{len(results)} images built twice: {'identical' if same else 'DIFFERENT'} filesystems",
+        )
 
     def _reproducible(self) -> CheckEntry:
         digests = [_tree(self.bundle)]
@@ -147,7 +162,7 @@ class Checklist:
         return CheckEntry(name="every_fault_necessary", passed=ok, evidence="; ".join(lines))
 
     def _surfaces(self, ws: Workspace, pf: PlannedFault) -> tuple[bool, str]:
-        result = run_pipeline(ws.root, self.caches, memo=self.memo)
+        result = self.run_pipeline(ws.root, self.caches, memo=self.memo)
         failed = result.failed_stage
         if failed is None:
             return False, f"{pf.instance.fault_id} did not surface: the pipeline passed"
@@ -162,7 +177,7 @@ class Checklist:
             return CheckEntry(name="red_herring", passed=True, evidence="no red herring in this scenario")
         clean = Workspace(copy_app(self.scenario.app, self.tmp / "decoy-alone"))
         clean.apply(self.plan.decoy_edits)
-        alone = run_pipeline(clean.root, self.caches, memo=self.memo)
+        alone = self.run_pipeline(clean.root, self.caches, memo=self.memo)
         ws = self.broken()
         ws.apply([reverse(e) for e in reversed(self.plan.decoy_edits)])
         decoy_only = self.score(ws)

@@ -25,7 +25,7 @@ from schemas.report import CheckEntry, TaskManifest, VerifierResult
 from schemas.scenario import Scenario
 from validation.caches import Caches
 from validation.memo import StageMemo
-from validation.pipeline import run_pipeline
+from validation.backends import runner
 from validation.probe import LocalProbe
 
 IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".venv", ".mypy_cache", ".ruff_cache", ".git"}
@@ -45,7 +45,12 @@ class VerifierData:
 
 
 def verify(
-    task: Path, workspace: Path, caches: Caches, grade_seed: int | None = None, memo: StageMemo | None = None
+    task: Path,
+    workspace: Path,
+    caches: Caches,
+    grade_seed: int | None = None,
+    memo: StageMemo | None = None,
+    backend: str = "local",
 ) -> VerifierResult:
     data = VerifierData(task)
     seed = grade_seed if grade_seed is not None else random.SystemRandom().randrange(2**31)
@@ -61,7 +66,7 @@ def verify(
             return VerifierResult(reward=0.0, checks=checks, grade_seed=seed)
         checks.append(_restore_protected(scratch, data))
         manifest = load_manifest(scratch)
-        result = run_pipeline(scratch, caches, manifest=manifest, memo=memo)
+        result = runner(backend)(scratch, caches, manifest=manifest, memo=memo)
         failed = result.failed_stage
         checks.append(
             CheckEntry(
