@@ -1,0 +1,20 @@
+"""The LLM adversarial designer: prompts, a catalog-bound response model, one resilient seam, a circuit breaker,
+a replay cache, and the orchestrator that falls back to the seeded composer when the LLM cannot deliver."""
+
+from generator.breaker import CircuitBreaker, breaker_for, reset_breakers
+from generator.config import DesignRequest, LLMConfig
+from generator.orchestrator import Designed, design, design_run
+from generator.response import DesignContext, IncidentDesign
+
+__all__ = [
+    "CircuitBreaker",
+    "DesignContext",
+    "DesignRequest",
+    "Designed",
+    "IncidentDesign",
+    "LLMConfig",
+    "breaker_for",
+    "design",
+    "design_run",
+    "reset_breakers",
+]

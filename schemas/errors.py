@@ -9,7 +9,10 @@
     │   └── UnsafePathError            (path, root) a path escaping its workspace
     ├── RegistryError                  a fault plugin breaks the contract (raised at import)
     ├── MutationError                  (path, detail) an edit could not be applied to the files it targets
-    └── ToolError                      (tool, detail) infrastructure failed: a tool is missing, a cache is broken
+    ├── ToolError                      (tool, detail) infrastructure failed: a tool is missing, a cache is broken
+    └── LLMError                       (reason, attempts) the LLM designer gave up; `auto` falls back on it
+        ├── LLMUnavailableError        the endpoint failed: unreachable, timeouts, 429/5xx, deadline, breaker open
+        └── LLMAnswerError             the endpoint answered, but no answer passed validation after the re-asks
 
 Errors carry fields, not only text; ``str(err)`` is the one line the CLI prints.
 """
@@ -78,3 +81,19 @@ class ToolError(FaultsmithError):
     def __init__(self, tool: str, detail: str) -> None:
         self.tool, self.detail = tool, detail
         super().__init__(f"{tool}: {detail}")
+
+
+class LLMError(FaultsmithError):
+    """The LLM designer gave up. `attempts` counts the HTTP requests it made (0: none was sent)."""
+
+    def __init__(self, reason: str, attempts: int = 0) -> None:
+        self.reason, self.attempts = reason, attempts
+        super().__init__(f"LLM designer: {reason} (after {attempts} request{'s' if attempts != 1 else ''})")
+
+
+class LLMUnavailableError(LLMError):
+    """The endpoint failed (the circuit breaker counts these)."""
+
+
+class LLMAnswerError(LLMError):
+    """The endpoint answered, but nothing it said passed validation."""

@@ -20,7 +20,9 @@ from fault_library.workspace import Workspace
 from schemas.errors import FaultsmithError, InputError
 from schemas.pipeline import PipelineResult
 from schemas.report import ValidationReport
+from service.docker_cli import docker_cli
 from service.generate import Generated
+from service.llm_cli import llm_cli
 from service.settings import Settings
 from validation.pipeline import run_pipeline
 
@@ -31,6 +33,8 @@ pipeline_cli = typer.Typer(no_args_is_help=True, help="Run an app's CI-like pipe
 app.add_typer(apps_cli, name="apps")
 app.add_typer(faults_cli, name="faults")
 app.add_typer(pipeline_cli, name="pipeline")
+app.add_typer(llm_cli, name="llm")
+app.add_typer(docker_cli, name="docker")
 
 out = Console(highlight=False)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
@@ -195,13 +199,37 @@ def generate(
     difficulty: Annotated[float, typer.Option(min=0.0, max=1.0, help="0 easy .. 1 hard.")] = 0.5,
     fault: Annotated[list[str] | None, typer.Option(help="Pin a fault (repeatable).")] = None,
     count: Annotated[int | None, typer.Option(help="Number of faults (1 pinned fault + count 1: isolating).")] = None,
+    composer: Annotated[
+        str,
+        typer.Option(help="auto: the LLM, else the seeded fallback; llm: fail without it; fallback: never call it."),
+    ] = "auto",
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask the LLM again instead of replaying.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Compose an incident, materialize it as a task bundle and prove it trainable; emit it only if it is."""
     from service.generate import generate as run_generate
+    from service.llm_cli import announce, composer_choice
 
-    Console(stderr=True).print("no LLM endpoint configured: composing with the seeded fallback composer", markup=False)
-    done = run_generate(seed, out_dir, Settings().caches(), app_name, difficulty, fault or [], count)
+    settings = Settings()
+    chosen = composer_choice(composer)
+    announce(chosen, settings.llm_config())
+    done = run_generate(
+        seed,
+        out_dir,
+        settings.caches(),
+        app_name,
+        difficulty,
+        fault or [],
+        count,
+        chosen,
+        settings.llm_config(),
+        no_cache,
+    )
+    if settings.llm_base_url and done.scenario.provenance.fallback_reason:
+        Console(stderr=True).print(
+            f"LLM designer not used ({done.scenario.provenance.fallback_reason}): composed with the seeded fallback",
+            markup=False,
+        )
     if as_json:
         _emit_json(
             {

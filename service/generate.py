@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fallbacks.composer import compose
+from generator import DesignRequest, LLMConfig, design_run
+from generator.config import Composer
 from materializer import materialize
 from schemas.report import ValidationReport
 from schemas.scenario import Scenario
@@ -33,9 +34,21 @@ def generate(
     difficulty: float = 0.5,
     faults: Sequence[str] = (),
     count: int | None = None,
+    composer: Composer = "fallback",
+    llm: LLMConfig | None = None,
+    no_cache: bool = False,
 ) -> Generated:
     started = time.monotonic()
-    scenario = compose(seed, app, difficulty, faults, count)
+    request = DesignRequest(
+        seed=seed,
+        app=app,
+        difficulty=difficulty,
+        pinned=tuple(faults),
+        count=count,
+        composer=composer,
+        no_cache=no_cache,
+    )
+    scenario = design_run(request, llm or LLMConfig(), caches.root).scenario
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".faultsmith-generate-", dir=out_dir) as tmp:
         staged = materialize(scenario, Path(tmp))

@@ -1,0 +1,118 @@
+"""The request messages: sandboxed jinja2 templates in `prompts/`, filled with catalog and manifest data.
+
+Every choice here (which catalog entries a small context gets, which example params an entry shows) is drawn
+from a `random.Random` seeded by the request; the templates themselves have no randomness.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from fallbacks.composer import FAULTS_PER_TIER, RED_HERRING_FROM, applicable_faults
+from fallbacks.pools import decoy_variants, fault_variants
+from fault_library.apps import get_app
+from fault_library.decoys import all_decoys
+from fault_library.registry import get_fault
+from generator.config import DesignRequest
+from schemas.scenario import tier_for
+
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+
+
+@cache
+def _templates() -> SandboxedEnvironment:
+    return SandboxedEnvironment(
+        loader=FileSystemLoader(PROMPTS), undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False
+    )
+
+
+def offered_faults(app: str, request: DesignRequest, catalog_size: int | None) -> tuple[str, ...]:
+    """The applicable fault ids the prompt lists: all of them, or a seeded sample that keeps the pinned ones."""
+    ids = [f.id for f in applicable_faults(app)]
+    if catalog_size is None or len(ids) <= catalog_size:
+        return tuple(ids)
+    rng = random.Random(f"faultsmith:llm-catalog:{request.seed}:{app}")
+    pinned = [i for i in request.pinned if i in ids]
+    rest = rng.sample([i for i in ids if i not in pinned], max(catalog_size - len(pinned), 0))
+    return tuple(i for i in ids if i in pinned or i in rest)  # catalog order
+
+
+def offered_decoys(app: str) -> tuple[str, ...]:
+    manifest = get_app(app)
+    return tuple(kind for kind, d in all_decoys().items() if d.applicable(manifest))
+
+
+def messages(app: str, request: DesignRequest, offered: tuple[str, ...]) -> list[dict[str, str]]:
+    rng = random.Random(f"faultsmith:llm-prompt:{request.seed}:{app}")
+    registry = {f.id: f for f in applicable_faults(app)}
+    catalog = [
+        {
+            "id": fid,
+            "stage": registry[fid].stage,
+            "summary": registry[fid].summary,
+            "schema": _schema(fid),
+            "example": _compact(rng.choice(fault_variants(fid, app))),
+        }
+        for fid in offered
+    ]
+    decoys = [
+        {
+            "kind": kind,
+            "stages": list(all_decoys()[kind].mimics_stages),
+            "example": _compact(rng.choice(decoy_variants(kind, app))),
+        }
+        for kind in offered_decoys(app)
+    ]
+    tier = tier_for(request.difficulty)
+    context: dict[str, Any] = {
+        "app": _app_summary(app),
+        "catalog": catalog,
+        "decoys": decoys,
+        "difficulty": request.difficulty,
+        "tier": tier,
+        "faults_wanted": request.count or max(FAULTS_PER_TIER[tier], len(request.pinned)),
+        "pinned": list(request.pinned),
+        "herring_wanted": request.difficulty >= RED_HERRING_FROM,
+    }
+    env = _templates()
+    return [
+        {"role": "system", "content": env.get_template("system.j2").render().strip()},
+        {"role": "user", "content": env.get_template("user.j2").render(context).strip()},
+    ]
+
+
+@cache
+def _app_summary(app: str) -> dict[str, Any]:
+    m = get_app(app)
+    return {
+        "name": m.name,
+        "shape": m.shape,
+        "summary": m.summary,
+        "services": [{"name": n, "kind": s.kind} for n, s in sorted(m.services.items())],
+        "stages": list(m.pipeline.stages),
+    }
+
+
+@cache
+def _schema(fault_id: str) -> str:
+    """A fault's params JSON schema without titles (they repeat the field names and cost tokens)."""
+    return _compact(_strip_titles(get_fault(fault_id).Params.model_json_schema()))
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_titles(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
