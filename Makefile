@@ -15,6 +15,7 @@ demo: $(STAMP)
 	$(BIN)/python -m service.demo
 
 test: $(STAMP)
+	scripts/llm-deps.sh $(BIN)/python
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 lint: $(STAMP)
@@ -24,6 +25,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/pipeline.py
+	$(BIN)/python bench/variety.py
+	$(BIN)/python bench/compose.py
+	$(BIN)/python bench/materialize.py
+	$(BIN)/python bench/checklist.py
+	$(BIN)/python bench/llm.py
 
 clean:
 	rm -rf $(VENV)

@@ -20,6 +20,7 @@ from fault_library.apps import all_apps, app_view
 from fault_library.catalog import app_hash, catalog_version
 from fault_library.composition import ScenarioError, plan
 from fault_library.decoys import all_decoys
+from fault_library.leaks import forbidden_terms, leaks
 from fault_library.fault import Fault
 from fault_library.registry import all_faults, get_fault
 from fault_library.workspace import Workspace
@@ -31,6 +32,7 @@ COMPOSER_VERSION = "fallback-1"
 FAULTS_PER_TIER: dict[Tier, int] = {"easy": 1, "medium": 2, "hard": 3}
 RED_HERRING_FROM = 0.65
 ATTEMPTS = 64
+STORY_ATTEMPTS = 8
 
 
 def compose(
@@ -65,10 +67,16 @@ def compose(
         herring = _red_herring(ws, instances, rng) if difficulty >= RED_HERRING_FROM and n > 1 else None
         scenario = _scenario(seed, name, difficulty, tier, instances, herring, rng, fallback_reason)
         try:
-            plan(scenario, ws)
+            the_plan = plan(scenario, ws)
         except ScenarioError:
             continue  # overlapping edits or a decoy on a faulty file: draw again
-        return scenario
+        terms = forbidden_terms(
+            [f.fault_id for f in instances], the_plan.touched(), [v for f in instances for v in f.params.values()]
+        )
+        for _ in range(STORY_ATTEMPTS):  # a story that happens to name the diagnosis is redrawn
+            if not leaks(f"{scenario.alert}\n{scenario.narrative}", terms):
+                return scenario
+            scenario = _scenario(seed, name, difficulty, tier, instances, herring, rng, fallback_reason)
     raise InputError(f"could not compose a valid {n}-fault incident on {name} with pins {list(pinned)}")
 
 
@@ -145,7 +153,8 @@ def _scenario(
             fallback_reason=fallback_reason,
         ),
     }
-    digest = hashlib.sha256(json.dumps(_jsonable(body), sort_keys=True).encode()).hexdigest()[:12]
+    content = {k: v for k, v in body.items() if k != "provenance"}  # the same incident, whichever path
+    digest = hashlib.sha256(json.dumps(_jsonable(content), sort_keys=True).encode()).hexdigest()[:12]
     return Scenario(id=f"{app}-{tier}-{digest}", **body)
 
 

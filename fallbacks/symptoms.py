@@ -5,7 +5,7 @@ from __future__ import annotations
 SYMPTOMS: dict[str, tuple[str, ...]] = {
     "checkout": (
         "the release pipeline fails at its very first step, before any tool runs",
-        "CI rejects every commit on main at the source sanity check",
+        "CI rejects every commit on main at the very first sanity check",
     ),
     "lint": (
         "the release pipeline stops during static checks and nothing ships",

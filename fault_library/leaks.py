@@ -9,26 +9,10 @@ from schemas.manifest import STAGES
 
 # words of fault names that also describe symptoms, or are too common to mean anything
 _NEUTRAL = set(STAGES) | {
-    "broken",
-    "missing",
-    "wrong",
-    "invalid",
-    "test",
-    "tests",
-    "service",
-    "services",
-    "from",
-    "with",
-    "that",
-    "this",
-    "file",
-    "path",
-    "level",
-    "name",
-    "only",
-    "value",
-    "data",
-}
+    "broken", "missing", "wrong", "invalid", "test", "tests", "service", "services", "from", "with", "that",
+    "this", "file", "path", "level", "name", "only", "value", "data", "database", "schema", "source",
+    "default", "without", "order",
+}  # fmt: skip
 
 
 def forbidden_terms(fault_ids: Iterable[str], touched_paths: Iterable[str], param_values: Iterable[object]) -> set[str]:
