@@ -24,7 +24,7 @@ from service.docker_cli import docker_cli
 from service.generate import Generated
 from service.llm_cli import llm_cli
 from service.settings import Settings
-from validation.pipeline import run_pipeline
+from validation.backends import runner
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 apps_cli = typer.Typer(no_args_is_help=True, help="Sample apps faults are injected into.")
@@ -38,6 +38,7 @@ app.add_typer(docker_cli, name="docker")
 
 out = Console(highlight=False)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+BackendOption = Annotated[str, typer.Option(help="Where the pipeline runs: local processes, or docker.")]
 
 
 def _emit_json(doc: Any) -> None:
@@ -123,6 +124,7 @@ def faults_show(
 def pipeline_run(
     app_name: Annotated[str | None, typer.Option("--app", help="Run on a clean copy of this app.")] = None,
     workspace: Annotated[Path | None, typer.Option(help="Run on this workspace instead.")] = None,
+    backend: BackendOption = "local",
     as_json: JsonFlag = False,
 ) -> None:
     """Run the pipeline on a clean app or a workspace; exit 1 if a stage fails."""
@@ -130,11 +132,11 @@ def pipeline_run(
     if workspace is None:
         if app_name is None:
             raise InputError("give --app APP or --workspace DIR")
-        result = _run_on_copy(app_name, settings)
+        result = _run_on_copy(app_name, settings, backend)
     else:
         if not workspace.is_dir():
             raise InputError(f"workspace {workspace} is not a directory")
-        result = run_pipeline(workspace, settings.caches())
+        result = runner(backend)(workspace, settings.caches())
     if as_json:
         _emit_json(result.model_dump(mode="json"))
     else:
@@ -142,12 +144,12 @@ def pipeline_run(
     raise typer.Exit(0 if result.passed else 1)
 
 
-def _run_on_copy(app_name: str, settings: Settings) -> PipelineResult:
+def _run_on_copy(app_name: str, settings: Settings, backend: str) -> PipelineResult:
     caches = settings.caches()
     get_app(app_name)
     scratch = copy_app(app_name, caches.tmp / f"clean-{app_name}-{random.SystemRandom().getrandbits(32):08x}")
     try:
-        return run_pipeline(scratch, caches)
+        return runner(backend)(scratch, caches)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -204,6 +206,7 @@ def generate(
         typer.Option(help="auto: the LLM, else the seeded fallback; llm: fail without it; fallback: never call it."),
     ] = "auto",
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask the LLM again instead of replaying.")] = False,
+    backend: BackendOption = "local",
     as_json: JsonFlag = False,
 ) -> None:
     """Compose an incident, materialize it as a task bundle and prove it trainable; emit it only if it is."""
@@ -224,6 +227,7 @@ def generate(
         chosen,
         settings.llm_config(),
         no_cache,
+        backend,
     )
     if settings.llm_base_url and done.scenario.provenance.fallback_reason:
         Console(stderr=True).print(
@@ -247,12 +251,13 @@ def generate(
 @app.command()
 def validate(
     task: Annotated[Path, typer.Argument(help="A task bundle folder.")],
+    backend: BackendOption = "local",
     as_json: JsonFlag = False,
 ) -> None:
     """Run the pre-ship checklist on a bundle; writes <bundle>.report.json beside it."""
     from validation.checklist import validate as run_checklist
 
-    report = run_checklist(task.resolve(), Settings().caches())
+    report = run_checklist(task.resolve(), Settings().caches(), backend=backend)
     if as_json:
         _emit_json(report.model_dump(mode="json"))
     else:
@@ -265,12 +270,13 @@ def verify(
     task: Annotated[Path, typer.Argument(help="A task bundle (or its tests/ folder).")],
     workspace: Annotated[Path, typer.Option(help="The workspace to grade.")],
     seed: Annotated[int | None, typer.Option(help="Grade-time seed (default: drawn fresh).")] = None,
+    backend: BackendOption = "local",
     as_json: JsonFlag = False,
 ) -> None:
     """Grade a workspace with the task's hidden verifier: prints the reward in [0, 1]."""
     from validation.verifier import verify as run_verifier
 
-    result = run_verifier(task.resolve(), workspace.resolve(), Settings().caches(), seed)
+    result = run_verifier(task.resolve(), workspace.resolve(), Settings().caches(), seed, backend=backend)
     if as_json:
         _emit_json(result.model_dump(mode="json"))
     else:

@@ -37,6 +37,7 @@ def generate(
     composer: Composer = "fallback",
     llm: LLMConfig | None = None,
     no_cache: bool = False,
+    backend: str = "local",
 ) -> Generated:
     started = time.monotonic()
     request = DesignRequest(
@@ -52,7 +53,7 @@ def generate(
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".faultsmith-generate-", dir=out_dir) as tmp:
         staged = materialize(scenario, Path(tmp))
-        report = validate(staged, caches)
+        report = validate(staged, caches, backend=backend)
         bundle = None
         if report.passed:
             bundle = out_dir / scenario.id

@@ -304,8 +304,8 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def validate(bundle: Path, caches: Caches, grade_seed: int = 0) -> ValidationReport:
-    report = Checklist(bundle, caches, grade_seed).run()
+def validate(bundle: Path, caches: Caches, grade_seed: int = 0, backend: str = "local") -> ValidationReport:
+    report = Checklist(bundle, caches, grade_seed, backend).run()
     (bundle.parent / f"{bundle.name}.report.json").write_text(
         json.dumps(report.model_dump(mode="json"), indent=2) + "\n"
     )
