@@ -10,7 +10,6 @@ import argparse
 import hashlib
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 from materializer import materialize
@@ -48,7 +47,9 @@ def main() -> None:
                     again = materialize(done.scenario, out / "again" / app / str(difficulty))
                     if _digest(again) != _digest(done.bundle):
                         failures.append(f"{line}: materializing again gave different bytes")
-    print(f"\n{len(times) - len(failures)}/{len(times)} bundles emitted and proven; median {statistics.median(times):.0f}s each")
+    print(
+        f"\n{len(times) - len(failures)}/{len(times)} bundles emitted and proven; median {statistics.median(times):.0f}s each"
+    )
     print("\n".join(failures) or "no failures")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 
 from fallbacks.pools import decoy_variants, fault_variants
@@ -20,8 +20,8 @@ from fault_library.apps import all_apps, app_view
 from fault_library.catalog import app_hash, catalog_version
 from fault_library.composition import ScenarioError, plan
 from fault_library.decoys import all_decoys
-from fault_library.leaks import forbidden_terms, leaks
 from fault_library.fault import Fault
+from fault_library.leaks import forbidden_terms, leaks
 from fault_library.registry import all_faults, get_fault
 from fault_library.workspace import Workspace
 from schemas.errors import InputError, UnknownAppError
@@ -56,7 +56,7 @@ def compose(
     if not 1 <= n <= 3 or len(pinned) > n:
         raise InputError(f"an incident has 1 to 3 faults (asked for {n} with {len(pinned)} pinned)")
     pins = [get_fault(f) for f in pinned]
-    for attempt in range(ATTEMPTS):
+    for _ in range(ATTEMPTS):
         chain = _chain(ws, pins, n, rng)
         if chain is None:
             continue
@@ -158,5 +158,5 @@ def _scenario(
     return Scenario(id=f"{app}-{tier}-{digest}", **body)
 
 
-def _jsonable(body: dict[str, object]) -> object:
+def _jsonable(body: Mapping[str, object]) -> object:
     return json.loads(json.dumps(body, default=lambda o: o.model_dump(mode="json")))

@@ -10,8 +10,8 @@ from pathlib import Path
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from fallbacks.symptoms import IMPACTS, SYMPTOMS
 from fallbacks.pools import people
+from fallbacks.symptoms import IMPACTS, SYMPTOMS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _EPOCH = datetime(2026, 1, 5, 9, 0)  # incidents are dated relative to a fixed day: same seed, same story

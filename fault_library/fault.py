@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol
@@ -59,7 +60,7 @@ class Repair:
 
     name: str
     summary: str
-    edits: list[Edit]
+    edits: Sequence[Edit]
 
 
 class Fault(ABC):

@@ -30,6 +30,15 @@ def bootstrap(
     out.print(f"{verb} {result.image} (recipe {result.recipe}) in {result.seconds:.1f}s")
     for step in result.steps:
         out.print(f"  {step}", markup=False)
+    import time
+
+    from validation.docker.engine import client
+    from validation.docker.runner import ensure_runner
+
+    t0 = time.monotonic()
+    tag, built = ensure_runner(client(), settings.caches())
+    verb = "built" if built else "reused"
+    out.print(f"{verb} {tag} (faultsmith, tools, wheelhouse: what bundles build FROM) in {time.monotonic() - t0:.1f}s")
 
 
 @docker_cli.command("run")

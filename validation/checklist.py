@@ -27,9 +27,9 @@ from materializer.bundle import APP_DIR, materialize
 from schemas.mutation import Create, Replace, reverse
 from schemas.report import CheckEntry, ValidationReport
 from schemas.scenario import Scenario
+from validation.backends import runner
 from validation.caches import Caches
 from validation.memo import StageMemo
-from validation.backends import runner
 from validation.verifier import VerifierData, verify
 
 HINTS = re.compile(r"\b(bug|injected|inject|fault|faultsmith|broken on purpose|fixme|todo)\b", re.IGNORECASE)

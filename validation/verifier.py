@@ -23,9 +23,9 @@ from fault_library.workspace import Workspace, load_manifest
 from schemas.errors import InputError
 from schemas.report import CheckEntry, TaskManifest, VerifierResult
 from schemas.scenario import Scenario
+from validation.backends import runner
 from validation.caches import Caches
 from validation.memo import StageMemo
-from validation.backends import runner
 from validation.probe import LocalProbe
 
 IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".venv", ".mypy_cache", ".ruff_cache", ".git"}

@@ -91,8 +91,8 @@ class DependencyDrift(Fault):
             for _, path, tolerance in copies:
                 peer = next(p for _, p, _ in copies if p != path)
                 text = app.read(path)
-                if _HEADER.search(text):
-                    options += [("header", path, peer, h) for h in HEADERS if h != _HEADER.search(text)[1]]
+                if header := _HEADER.search(text):
+                    options += [("header", path, peer, h) for h in HEADERS if h != header[1]]
                 if _DIGEST in text:
                     digests = ANY_DIGESTS if tolerance == "any" else HEX64_DIGESTS
                     options += [("digest", path, peer, d) for d in digests]

@@ -15,8 +15,16 @@ from schemas.errors import MutationError
 from schemas.mutation import Edit
 
 _SOURCE = re.compile(r'^(?P<lead>\s*source\s*=\s*")(?P<ns>[a-z0-9-]+)/(?P<type>[a-z0-9-]+)(?P<tail>".*)$')
-_MANGLES = ("capitalized", "underscore", "double_slash", "registry_scheme", "version_suffix", "trailing_slash",
-            "spaced", "dotted")
+_MANGLES = (
+    "capitalized",
+    "underscore",
+    "double_slash",
+    "registry_scheme",
+    "version_suffix",
+    "trailing_slash",
+    "spaced",
+    "dotted",
+)
 
 
 def _mangle(ns: str, kind: str, how: str) -> str:

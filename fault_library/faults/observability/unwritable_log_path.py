@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -22,7 +23,7 @@ from fault_library.registry import register
 from fault_library.workspace import Workspace
 from schemas.mutation import Edit
 
-_HANDLER_CLASSES = {
+_HANDLER_CLASSES: dict[str, dict[str, Any]] = {
     "logging.FileHandler": {},
     "logging.handlers.WatchedFileHandler": {},
     "logging.handlers.RotatingFileHandler": {"maxBytes": 10485760, "backupCount": 5},
@@ -131,7 +132,7 @@ class UnwritableLogPath(Fault):
         listed = f"{quoted}, {m[2]}" if params.first else f"{m[2]}, {quoted}"
         return new[: m.start(2)] + listed + new[m.end(2) :]
 
-    def _fields(self, params: Params) -> dict:
+    def _fields(self, params: Params) -> dict[str, Any]:
         return {"class": params.handler_class, "formatter": "json", "filename": params.filename} | _HANDLER_CLASSES[
             params.handler_class
         ]

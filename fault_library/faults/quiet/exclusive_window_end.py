@@ -110,7 +110,7 @@ class ExclusiveWindowEnd(SwapFault):
             days = {start - timedelta(days=1), start, end, end + timedelta(days=1)}
             days |= {start + timedelta(days=rng.randint(0, length)) for _ in range(3)}
             days |= {end + timedelta(days=rng.randint(2, 40)), start - timedelta(days=rng.randint(2, 40))}
-            rows = []
+            rows: list[dict[str, str]] = []
             for day in sorted(days):
                 rows.append(
                     {

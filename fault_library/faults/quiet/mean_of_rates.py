@@ -212,7 +212,7 @@ class MeanOfRates(SwapFault):
         reports = []
         for method in ["pooled", "pooled", "mean"]:
             while True:
-                want, picked = rng.randint(4, 7), set()
+                want, picked = rng.randint(4, 7), set[str]()
                 while len(picked) < want:
                     picked.add(fake.word() + rng.choice(["", "_" + fake.word()]))
                 names = sorted(picked)

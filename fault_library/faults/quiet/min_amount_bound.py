@@ -74,20 +74,20 @@ class MinAmountBound(SwapFault):
     def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
         fake = faker_for(rng)
         minimum = Decimal(rng.randint(6, 80))
-        codes = []
+        codes: list[str] = []
         while len(codes) < 3:
             code = fake.lexify("???").upper()
             if code not in codes and code not in ("USD", "EUR", "GBP"):
                 codes.append(code)
         reporting = codes[0]
         rates = {reporting: Decimal(1)}
-        for code, rate in zip(
+        for code, rate_text in zip(
             codes[1:],
             rng.sample([r for r in RATES if Decimal(r) > 1], 1) + rng.sample([r for r in RATES if Decimal(r) < 1], 1),
             strict=True,
         ):
-            rates[code] = Decimal(rate)
-        rows = []
+            rates[code] = Decimal(rate_text)
+        rows: list[list[str]] = []
         segments = sorted({fake.word() for _ in range(3)})
         for code, rate in rates.items():
             exact = minimum / rate
@@ -97,8 +97,8 @@ class MinAmountBound(SwapFault):
                 rows.append([rng.choice(segments), code, str(Decimal(rng.randint(0, 20000)) / 100), "sale"])
         rng.shuffle(rows)
         totals: dict[str, list] = {}
-        for seg, code, amount, kind in rows:
-            converted = Decimal(amount) * rates[code]
+        for seg, code, text, kind in rows:
+            converted = Decimal(text) * rates[code]
             if converted < minimum:
                 continue
             entry = totals.setdefault(seg, [Decimal(0), Decimal(0), 0])
