@@ -26,9 +26,10 @@ from materializer.toml import dumps_toml
 from schemas.mutation import Edit
 from schemas.report import TaskManifest
 from schemas.scenario import Scenario
+from validation.docker.runner import runner_image
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-EPOCH = 946684800  # 2000-01-01: every file gets this mtime, so `ls -lt` says nothing
+EPOCH = 946684800  # 2000-01-01: every file of a bundle gets one mtime in the year after, so `ls -lt` says nothing
 APP_DIR = "environment/app"
 WORKDIR = "/app"
 PROTECTED_FILES = (
@@ -51,7 +52,7 @@ def materialize(scenario: Scenario, out_dir: Path) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f".{scenario.id}.", dir=out_dir))
     try:
         _write(scenario, the_plan, staging)
-        _normalize(staging)
+        _normalize(staging, _mtime(scenario))
         if final.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{scenario.id}.old.", dir=out_dir))
             final.rename(old / "bundle")
@@ -73,9 +74,9 @@ def _write(scenario: Scenario, the_plan: Plan, root: Path) -> None:
 
     fix: list[Edit] = [e for pf in reversed(the_plan.faults) for e in pf.fault.fix_edits(pf.edits)]
     touched = the_plan.touched() | {e.path for e in the_plan.decoy_edits}
-    protected = _protected_files(app, touched)
+    protected = protected_files(app, touched)
 
-    (root / "environment" / "Dockerfile").write_text(_dockerfile())
+    (root / "environment" / "Dockerfile").write_text(_dockerfile(scenario))
     (root / "instruction.md").write_text(render_instruction(scenario, app.manifest, WORKDIR))
     (root / "task.toml").write_text(_task_toml(scenario))
 
@@ -103,7 +104,7 @@ def _write(scenario: Scenario, the_plan: Plan, root: Path) -> None:
     (tests / "task_manifest.json").write_text(_json(manifest.model_dump(mode="json")))
 
 
-def _protected_files(app: Workspace, touched: set[str]) -> list[str]:
+def protected_files(app: Workspace, touched: set[str]) -> list[str]:
     """The app's tests and pipeline/linter definitions, except files the faults themselves broke."""
     m = app.manifest
     roots = [svc.tests for svc in m.services.values() if svc.tests] + [m.ci_workflow, *PROTECTED_FILES]
@@ -111,8 +112,12 @@ def _protected_files(app: Workspace, touched: set[str]) -> list[str]:
     return sorted(files - touched)
 
 
-def _dockerfile() -> str:
-    return f"FROM python:3.11-slim\nWORKDIR {WORKDIR}\nCOPY app/ {WORKDIR}/\n"
+def _dockerfile(scenario: Scenario) -> str:
+    """The broken state on top of the runner image (faultsmith, its tools, git and the app wheelhouse,
+    built locally by `faultsmith docker bootstrap`): tests/test.sh then runs the verifier in this container,
+    offline. No registry image: `python:3.11-slim` cannot be pulled on these machines."""
+    base = runner_image(scenario.provenance.catalog_version)
+    return f"FROM {base}\nWORKDIR {WORKDIR}\nCOPY app/ {WORKDIR}/\n"
 
 
 def _task_toml(scenario: Scenario) -> str:
@@ -152,13 +157,24 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _normalize(root: Path) -> None:
+def _mtime(scenario: Scenario) -> int:
+    """One mtime for the whole bundle, different between bundles (a pure function of the scenario).
+
+    Not one constant for all bundles: BuildKit (Harbor builds through `docker compose build`) syncs a build
+    context incrementally and takes a file whose path, size and mtime match its previous context as
+    unchanged — a same-size repair such as `TABEL` -> `TABLE` in another bundle of the same app then
+    silently built the other bundle's file into this image (seen with Harbor's oracle: reward 0)."""
+    digest = hashlib.sha256(scenario.model_dump_json().encode()).digest()
+    return EPOCH + int.from_bytes(digest[:4], "big") % (365 * 86400)
+
+
+def _normalize(root: Path, mtime: int) -> None:
     """Fixed modes and mtimes: the same scenario gives the same bytes, and a tarball of them."""
     for path in sorted(root.rglob("*"), reverse=True):
         if path.is_file():
             path.chmod(0o755 if path.suffix == ".sh" else 0o644)
         else:
             path.chmod(0o755)
-        os.utime(path, (EPOCH, EPOCH), follow_symlinks=False)
+        os.utime(path, (mtime, mtime), follow_symlinks=False)
     root.chmod(0o755)
-    os.utime(root, (EPOCH, EPOCH))
+    os.utime(root, (mtime, mtime))

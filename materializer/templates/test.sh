@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Hidden verifier entry point: grades the agent's workspace and writes the reward where Harbor reads it.
+# Hidden verifier entry point, run inside the task's own container after the agent stops (the image has
+# faultsmith, its tools and the wheelhouse; this folder has the verifier's data). Writes the reward where
+# Harbor reads it: 1 or 0 in /logs/verifier/reward.txt; a verifier that cannot run scores 0.
 set -uo pipefail
 tests_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 workspace="${FAULTSMITH_WORKSPACE:-/app}"
 logs="${FAULTSMITH_VERIFIER_LOGS:-/logs/verifier}"
 mkdir -p "$logs"
-faultsmith verify "$tests_dir" --workspace "$workspace" --json > "$logs/result.json"
-python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reward"])' "$logs/result.json" > "$logs/reward.txt"
-cat "$logs/reward.txt"
+reward=0
+if faultsmith verify "$tests_dir" --workspace "$workspace" --json > "$logs/result.json" 2> "$logs/verifier.err"; then
+  reward="$(python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["reward"]))' "$logs/result.json")" \
+    || reward=0
+else
+  echo "faultsmith verify failed:" >&2
+  tail -n 5 "$logs/verifier.err" >&2
+fi
+echo "$reward" > "$logs/reward.txt"
+echo "reward $reward"

@@ -19,9 +19,10 @@ def test_same_inputs_same_bytes(app: str, difficulty: float) -> None:
         assert compose(seed, app, difficulty).model_dump_json() == compose(seed, app, difficulty).model_dump_json()
 
 
-@pytest.mark.parametrize(("difficulty", "tier", "faults", "herring"), [(0.1, "easy", 1, False),
-                                                                     (0.5, "medium", 2, False),
-                                                                     (0.9, "hard", 3, True)])
+@pytest.mark.parametrize(
+    ("difficulty", "tier", "faults", "herring"),
+    [(0.1, "easy", 1, False), (0.5, "medium", 2, False), (0.9, "hard", 3, True)],
+)
 def test_tiers_shape_the_incident(difficulty: float, tier: str, faults: int, herring: bool) -> None:
     for seed in SEEDS:
         s = compose(seed, None, difficulty)

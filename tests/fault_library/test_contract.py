@@ -13,6 +13,7 @@ from fault_library.apps import all_apps, app_dir
 from fault_library.fault import Category, CheckResult, Fault
 from fault_library.registry import all_faults
 from fault_library.workspace import Workspace
+from materializer.bundle import protected_files
 from schemas.errors import InputError
 from schemas.pipeline import PipelineResult
 from validation.caches import Caches
@@ -99,6 +100,27 @@ def test_alternative_fixes_pass(fault_id: str, app: str, seed: int, clean_copy, 
         assert result.passed, f"alternative fix {repair.name!r} fails:\n{_explain(result)}"
         outcome = _check(fault, ws, params, seed + 1000, caches, tmp_path)
         assert outcome is None or outcome.passed, f"alternative fix {repair.name!r}: {outcome}"
+
+
+@pytest.mark.parametrize(("fault_id", "app", "seed"), [c for c in CASES if c.values[2] == SEEDS[0]])
+def test_workarounds_do_not_repair(fault_id: str, app: str, seed: int, clean_copy, caches: Caches, tmp_path) -> None:
+    """A known-bad workaround leaves the pipeline failing or the hidden check failing: it can never score 1."""
+    fault = all_faults()[fault_id]
+    manifest = all_apps()[app]
+    params = fault.sample_params(Workspace(app_dir(app), manifest), random.Random(seed))
+    probe_ws = Workspace(clean_copy(app, "probe"), manifest)
+    fault.inject(probe_ws, params)
+    protected = set(protected_files(probe_ws, set()))
+    for i, repair in enumerate(fault.workarounds(probe_ws, params)):
+        if {e.path for e in repair.edits} <= protected:
+            continue  # the verifier restores these files before grading (see tests/validation/test_verifier.py)
+        ws = Workspace(clean_copy(app, f"bad{i}"), manifest)
+        fault.inject(ws, params)
+        ws.apply(repair.edits)
+        if not run_pipeline(ws.root, caches).passed:
+            continue
+        outcome = _check(fault, ws, params, seed + 1000, caches, tmp_path)
+        assert outcome is not None and not outcome.passed, f"workaround {repair.name!r} repairs the task: {outcome}"
 
 
 @pytest.mark.parametrize(

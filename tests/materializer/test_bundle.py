@@ -17,8 +17,11 @@ from schemas.scenario import Scenario
 
 
 def _digest(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _tarball(root: Path) -> bytes:
@@ -43,9 +46,17 @@ def hard() -> Scenario:
 
 def test_harbor_layout_and_hidden_data(hard: Scenario, tmp_path: Path) -> None:
     bundle = materialize(hard, tmp_path)
-    for rel in ("instruction.md", "task.toml", "environment/Dockerfile", "environment/app/faultsmith.toml",
-                "solution/solve.sh", "solution/fix.json", "tests/test.sh", "tests/scenario.json",
-                "tests/task_manifest.json"):
+    for rel in (
+        "instruction.md",
+        "task.toml",
+        "environment/Dockerfile",
+        "environment/app/faultsmith.toml",
+        "solution/solve.sh",
+        "solution/fix.json",
+        "tests/test.sh",
+        "tests/scenario.json",
+        "tests/task_manifest.json",
+    ):
         assert (bundle / rel).is_file(), rel
     env_text = "\n".join(p.read_text("utf-8", "replace") for p in (bundle / "environment").rglob("*") if p.is_file())
     assert hard.id not in env_text and "fault_id" not in env_text

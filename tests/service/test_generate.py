@@ -14,9 +14,26 @@ import pytest
 @pytest.mark.parametrize("difficulty", ["0.2", "0.5", "0.9"])
 def test_generate_emits_a_proven_bundle(app: str, difficulty: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "service", "generate", "--seed", "0", "--app", app,
-                           "--difficulty", difficulty, "--out", str(out), "--json"],
-                          capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "service",
+            "generate",
+            "--seed",
+            "0",
+            "--app",
+            app,
+            "--difficulty",
+            difficulty,
+            "--out",
+            str(out),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     doc = json.loads(done.stdout)
     failed = [c for c in doc["report"]["checks"] if not c["passed"]]
     assert done.returncode == 0 and not failed, failed

@@ -40,8 +40,11 @@ def test_doing_nothing_scores_zero(bundle: Path, tmp_path: Path, caches: Caches)
 
 def test_reference_solution_scores_one(bundle: Path, tmp_path: Path, caches: Caches) -> None:
     ws = _workspace(bundle, tmp_path, "ref")
-    subprocess.run(["bash", bundle / "solution" / "solve.sh"], env={"FAULTSMITH_WORKSPACE": str(ws.root),
-                                                                     "PATH": "/usr/bin:/bin"}, check=True)
+    subprocess.run(
+        ["bash", bundle / "solution" / "solve.sh"],
+        env={"FAULTSMITH_WORKSPACE": str(ws.root), "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
     result = verify(bundle, ws.root, caches, grade_seed=1)
     assert result.reward == 1.0, result.checks
 
@@ -77,8 +80,23 @@ def test_a_cheat_that_would_pass_without_the_restore_really_would(bundle: Path, 
 
 def test_verify_cli_prints_reward(bundle: Path, tmp_path: Path) -> None:
     ws = _workspace(bundle, tmp_path, "cli")
-    done = subprocess.run([sys.executable, "-m", "service", "verify", str(bundle / "tests"), "--workspace",
-                           str(ws.root), "--seed", "3", "--json"], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "service",
+            "verify",
+            str(bundle / "tests"),
+            "--workspace",
+            str(ws.root),
+            "--seed",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert '"reward": 0.0' in done.stdout
     assert get_fault(FAULT).stage == "test"

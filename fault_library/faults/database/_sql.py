@@ -58,3 +58,17 @@ def populated(scripts: dict[str, str], tables: list[str]) -> list[str]:
         return [t for t in tables if conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]]
     finally:
         conn.close()
+
+
+def schema_objects(scripts: dict[str, str]) -> list[str]:
+    """Every table, index, view and trigger the migrations create, as "type:name" (empty on an error)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for name in sorted(scripts):
+            conn.executescript(scripts[name])
+        rows = conn.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        return sorted(f"{kind}:{name}" for kind, name in rows)
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()

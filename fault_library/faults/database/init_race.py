@@ -11,8 +11,8 @@ import random
 
 from pydantic import BaseModel
 
-from fault_library.fault import Category, Fault, Repair
-from fault_library.faults.database._sql import NUMBERED, dry_run, migrations, next_number
+from fault_library.fault import Category, CheckResult, Fault, Probe, Repair
+from fault_library.faults.database._sql import NUMBERED, dry_run, migrations, next_number, schema_objects
 from fault_library.registry import register
 from fault_library.workspace import Workspace
 from schemas.mutation import Create, Delete, Edit
@@ -21,6 +21,7 @@ from schemas.mutation import Create, Delete, Edit
 class Params(BaseModel):
     name: str
     new_name: str
+    schema_objects: list[str] = []  # what the clean migrations build, for the hidden check
 
 
 def _renamed(scripts: dict[str, str], old: str, new: str) -> dict[str, str]:
@@ -64,7 +65,7 @@ class InitRace(Fault):
                 if error and "no such table" in error:
                     options.append((name, new))
         name, new = rng.choice(options)
-        return Params(name=name, new_name=new)
+        return Params(name=name, new_name=new, schema_objects=schema_objects(scripts))
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         folder = ws.role("migrations")
@@ -73,6 +74,14 @@ class InitRace(Fault):
             Delete(path=f"{folder}/{params.name}", content=content),
             Create(path=f"{folder}/{params.new_name}", content=content),
         ]
+
+    def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
+        """The migrations still build the whole schema: dropping the one that failed is not a repair."""
+        built = set(schema_objects(migrations(ws)))
+        lost = sorted(set(params.schema_objects) - built)
+        if lost:
+            return CheckResult(False, f"the migrations no longer create {', '.join(lost)}")
+        return CheckResult(True, f"the migrations create all {len(params.schema_objects)} schema objects")
 
     def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
         folder = ws.role("migrations")

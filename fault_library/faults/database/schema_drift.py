@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 from pydantic import BaseModel
 
-from fault_library.fault import Category, Fault, Repair
+from fault_library.fault import Category, CheckResult, Fault, Probe, Repair
 from fault_library.faults.database._sql import columns, migrations, next_number
 from fault_library.registry import register
 from fault_library.workspace import Workspace
@@ -164,6 +165,7 @@ class Params(BaseModel):
     column: str
     type: str
     pairs: list[tuple[str, str]]  # (before, after), filled in
+    applied: dict[str, str] = {}  # migration name -> sha256 as shipped: applied migrations are immutable
 
 
 def _usable(app: Workspace, role: str, pairs: list[tuple[str, str]]) -> str | None:
@@ -201,10 +203,23 @@ class SchemaDrift(Fault):
                 options += [(path, table, pairs, c) for c in cols if c[0] not in existing]
         path, table, pairs, (col, kind, val) = rng.choice(options)
         filled = [(b, a.format(col=col, val=val)) for b, a in pairs]
-        return Params(path=path, table=table, column=col, type=kind, pairs=filled)
+        applied = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in migrations(app).items()}
+        return Params(path=path, table=table, column=col, type=kind, pairs=filled, applied=applied)
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         return [Replace(path=params.path, before=b, after=a) for b, a in params.pairs]
+
+    def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
+        """Migrations already applied in production cannot change; a new column needs a new migration."""
+        now = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in migrations(ws).items()}
+        edited = sorted(name for name, digest in params.applied.items() if now.get(name) != digest)
+        if edited:
+            return CheckResult(False, f"applied migrations were changed or removed: {', '.join(edited)}")
+        code = ws.read(params.path) if ws.exists(params.path) else ""
+        uses_column = any(after in code for _, after in params.pairs)
+        if uses_column and params.column not in columns(migrations(ws), params.table):
+            return CheckResult(False, f"the code uses {params.table}.{params.column}, which no migration creates")
+        return CheckResult(True, f"code and schema agree on {params.table}; applied migrations untouched")
 
     def alternative_fixes(self, ws: Workspace, params: Params) -> list[Repair]:
         folder = ws.role("migrations")

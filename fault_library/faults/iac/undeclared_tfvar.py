@@ -12,7 +12,7 @@ import re
 from pydantic import BaseModel
 
 from fault_library.fakes import faker_for
-from fault_library.fault import Category, Fault, Repair
+from fault_library.fault import Category, CheckResult, Fault, Probe, Repair
 from fault_library.registry import register
 from fault_library.terraform import unquote, variables
 from fault_library.text import insert_after
@@ -113,6 +113,16 @@ class UndeclaredTfvar(Fault):
             return [Repair("fix_override_name", summary, [Replace(path=path, before=line, after=fixed)])]
         summary = f"set the renamed variable {params.variable} in {path}"
         return [Repair("rename_in_tfvars", summary, [Replace(path=path, before=line, after=fixed)])]
+
+    def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
+        """Every value tfvars sets must reach the configuration: a declared but unused variable swallows it."""
+        tfvars = ws.read(ws.role("tf_tfvars")) if ws.exists(ws.role("tf_tfvars")) else ""
+        config = "\n".join(ws.read(p) for p in _tf_files(ws))
+        keys = re.findall(r"^\s*([A-Za-z_][\w-]*)\s*=", tfvars, re.MULTILINE)
+        unused = [k for k in keys if not re.search(rf"\bvar\.{re.escape(k)}\b", config)]
+        if unused:
+            return CheckResult(False, f"terraform.tfvars sets {', '.join(unused)}, which no resource or provider uses")
+        return CheckResult(True, f"all {len(keys)} tfvars values reach the configuration")
 
     def workarounds(self, ws: Workspace, params: Params) -> list[Repair]:
         if params.kind != "typo_override":

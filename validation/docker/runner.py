@@ -1,0 +1,168 @@
+"""The runner image every task bundle builds `FROM`: faultsmith itself, its pipeline's tools, git and the
+sample apps' wheelhouse, on top of the local base image — so a bundle's `tests/test.sh` can run the
+verifier inside the task's own container, offline, with nothing but the image and `tests/`.
+
+Why a shared image rather than a wheel + wheelhouse inside every bundle: faultsmith's dependencies and
+tool binaries (hadolint, actionlint, Compose v2, ...) weigh ~150 MB; copying them into each bundle's
+build context would make every bundle that heavy, and every bundle already needs a locally built
+base image anyway (no registry can be pulled here). The bundle's Dockerfile names the runner by the
+catalog version it was composed against, `faultsmith/runner:<catalog_version>`, so the bundle's bytes
+stay a pure function of its scenario. The image carries a label with the hash of the faultsmith sources
+it was built from; `ensure_runner` rebuilds it when the code changed.
+
+What is in the image is the grader's code, never its data: the clean sample apps are not (only the
+wheelhouse pin list the build stage keys on), and the scenario, digests and protected copies stay in
+the bundle's `tests/`, which the agent never sees.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from schemas.errors import ToolError
+from validation.caches import Caches
+from validation.docker.engine import BASE_IMAGE, RECIPE_LABEL, EngineUnavailable, base_image_ready
+from validation.docker.images import _stream
+from validation.process import run_tool
+from validation.wheelhouse import SPEC, wheelhouse
+
+RUNNER_REPO = "faultsmith/runner"
+SOURCE_LABEL = "faultsmith.runner.source"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("schemas", "fault_library", "fallbacks", "generator", "materializer", "validation", "service")
+CACHE_DIR = "/opt/faultsmith/cache"  # FAULTSMITH_CACHE_DIR inside the image
+EPOCH = "946684800"
+
+
+def runner_image(catalog_version: str) -> str:
+    """The image a bundle composed against `catalog_version` builds FROM (pure: no engine needed)."""
+    return f"{RUNNER_REPO}:{catalog_version}"
+
+
+def source_hash(root: Path = ROOT) -> str:
+    """Everything that shapes the runner: faultsmith's sources, its dependency list, the app pins."""
+    digest = hashlib.sha256()
+    for path in _source_files(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(SPEC.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _source_files(root: Path) -> list[Path]:
+    files = [root / "pyproject.toml", root / "README.md"]
+    for pkg in PACKAGES:
+        files += [
+            p
+            for p in (root / pkg).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix in {".py", ".j2", ".toml", ".json", ".sh"}
+        ]
+    return sorted(files)
+
+
+def ensure_runner(c: Any, caches: Caches, catalog_version: str | None = None) -> tuple[str, bool]:
+    """The runner image for the current catalog, built unless an image from the same sources exists.
+
+    Returns (tag, built)."""
+    if catalog_version is None:
+        from fault_library.catalog import catalog_version as current
+
+        catalog_version = current()
+    tag = runner_image(catalog_version)
+    if not base_image_ready(c):
+        raise EngineUnavailable(f"base image {BASE_IMAGE} missing or stale; run `faultsmith docker bootstrap`")
+    src = source_hash()
+    base_recipe = c.images.get(BASE_IMAGE).labels[RECIPE_LABEL]
+    stale = None
+    try:
+        found = c.images.get(tag)
+        labels = found.labels or {}
+        if labels.get(SOURCE_LABEL) == src and labels.get(RECIPE_LABEL) == base_recipe:
+            return tag, False
+        stale = found.id
+    except Exception:  # noqa: BLE001 - docker.errors.ImageNotFound
+        pass
+    app_wheels = wheelhouse(caches)
+    with tempfile.TemporaryDirectory(prefix="runner-", dir=caches.tmp) as tmp:
+        ctx = Path(tmp)
+        _faultsmith_wheels(caches, ctx / "wheels")
+        shutil.copytree(app_wheels, ctx / "appwheels")
+        shutil.copyfile(SPEC, ctx / "wheelhouse.txt")
+        (ctx / "Dockerfile").write_text(_dockerfile(app_wheels.name, src, base_recipe), "utf-8")
+        # --network host only for `apt-get install git` from the machine's own mirror (the base image's
+        # sources); every pip install below is --no-index from the copied wheels.
+        outcome = _stream(c, path=str(ctx), tag=tag, network_mode="host", rm=True, forcerm=True, pull=False)
+    if not outcome.ok:
+        raise ToolError("docker build", f"cannot build {tag}: {'; '.join(outcome.error_lines[-3:])}")
+    if stale is not None:
+        try:  # the previous build of this tag, now untagged (~650 MB); kept if a container still uses it
+            c.images.remove(stale, noprune=False)
+        except Exception:  # noqa: BLE001 - in use by a task image or container
+            pass
+    return tag, True
+
+
+def _dockerfile(wheelhouse_name: str, src: str, base_recipe: str) -> str:
+    app_wh = f"{CACHE_DIR}/wheelhouse/{wheelhouse_name}"
+    spec = "python3 -c 'import validation.wheelhouse as w; print(w.SPEC)'"
+    return "\n".join(
+        [
+            f"FROM {BASE_IMAGE}",
+            "RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends git"
+            " && rm -rf /var/lib/apt/lists/*",
+            "COPY wheels/ /tmp/faultsmith-wheels/",
+            "RUN pip install --no-index --find-links /tmp/faultsmith-wheels --no-cache-dir --root-user-action=ignore"
+            " --disable-pip-version-check faultsmith && rm -rf /tmp/faultsmith-wheels",
+            f"COPY appwheels/ {app_wh}/",
+            "COPY wheelhouse.txt /tmp/wheelhouse.txt",
+            f'RUN mkdir -p "$(dirname "$({spec})")" && mv /tmp/wheelhouse.txt "$({spec})"',
+            f"ENV FAULTSMITH_CACHE_DIR={CACHE_DIR} PIP_NO_INDEX=1 PIP_FIND_LINKS={app_wh}"
+            " PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore",
+            f"LABEL {SOURCE_LABEL}={src} {RECIPE_LABEL}={base_recipe}",
+            "",
+        ]
+    )
+
+
+def _faultsmith_wheels(caches: Caches, out: Path) -> None:
+    """faultsmith's own wheel (from a copy of its packages: no sample apps) plus its dependencies' wheels.
+
+    The dependencies are downloaded once per dependency list and kept under the cache."""
+    out.mkdir(parents=True)
+    with tempfile.TemporaryDirectory(prefix="fs-src-", dir=caches.tmp) as tmp:
+        src = Path(tmp) / "src"
+        for path in _source_files(ROOT):
+            target = src / path.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+        env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
+        argv = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(src)]
+        done = run_tool(argv, cwd=Path(tmp), timeout_s=600, env=env)
+        if done.exit_code != 0:
+            raise ToolError("pip wheel", (done.output.strip().splitlines() or ["failed"])[-1])
+    own = next(out.glob("faultsmith-*.whl"))
+    deps_key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    deps = caches.root / "runner-deps" / deps_key
+    if not (deps / ".complete").exists():
+        staging = Path(tempfile.mkdtemp(prefix="runner-deps-", dir=caches.tmp))
+        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                "--only-binary=:all:", "--python-version", "3.11", "-d", str(staging), str(own)]  # fmt: skip
+        done = run_tool(argv, cwd=staging, timeout_s=900)
+        if done.exit_code != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise ToolError("pip download", (done.output.strip().splitlines() or ["failed"])[-1])
+        for whl in staging.glob("faultsmith-*.whl"):
+            whl.unlink()
+        (staging / ".complete").write_text(deps_key)
+        deps.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            staging.rename(deps)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+    for whl in deps.glob("*.whl"):
+        shutil.copyfile(whl, out / whl.name)
