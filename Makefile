@@ -26,7 +26,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/pipeline.py
 	$(BIN)/python bench/variety.py
-	$(BIN)/python bench/compose.py
+	$(BIN)/python bench/fallback_compose.py
 	$(BIN)/python bench/materialize.py
 	$(BIN)/python bench/checklist.py
 	$(BIN)/python bench/llm.py
