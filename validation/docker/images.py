@@ -76,6 +76,19 @@ def build_image(
         line = f"unable to prepare context: unable to evaluate symlinks in Dockerfile path: lstat {dockerfile}: "
         line += "no such file or directory"
         return BuildOutcome(False, line, [line])
+    outcome = _build_once(c, context, source, base, tag, labels, nocache)
+    if not outcome.ok and any(race in line for line in outcome.error_lines for race in _CACHE_RACES):
+        # the classic builder can pick a cached layer another run is deleting; that is the engine, not the app
+        outcome = _build_once(c, context, source, base, tag, labels, nocache=True)
+    return outcome
+
+
+_CACHE_RACES = ("failed to get digest", "No such image")
+
+
+def _build_once(
+    c: Any, context: Path, source: Path, base: str, tag: str, labels: dict[str, str], nocache: bool
+) -> BuildOutcome:
     with tempfile.TemporaryDirectory(prefix="faultsmith-df-") as tmp:
         copy = Path(tmp) / "Dockerfile"
         copy.write_text(rewrite_from(source.read_text("utf-8", "replace"), base), "utf-8")
