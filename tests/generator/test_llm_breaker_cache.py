@@ -28,20 +28,15 @@ def test_breaker_opens_half_opens_and_closes() -> None:
     assert breaker.state == "closed" and breaker.allow()
 
 
-def test_open_circuit_falls_back_in_under_5ms(refused_url: str, tmp_path: Path) -> None:
+def test_open_circuit_falls_back_without_a_request(refused_url: str, tmp_path: Path) -> None:
     config = config_for(refused_url, tmp_path, breaker_failures=2, breaker_cooldown_s=60)
     request = DesignRequest(seed=4, app="webshop", difficulty=0.9)
     for _ in range(2):
         assert design_run(request, config, tmp_path).scenario.provenance.composer == "fallback"
-    timings = []
-    for _ in range(20):
-        started = time.perf_counter()
-        done = design_run(request, config, tmp_path)
-        timings.append(time.perf_counter() - started)
+    done = design_run(request, config, tmp_path)
+    # the open circuit falls back without a request; how fast is bench/llm.py's business, not a test's
     assert "circuit open" in (done.scenario.provenance.fallback_reason or "")
     assert done.scenario.provenance.llm and done.scenario.provenance.llm["requests"] == 0
-    # the lower quartile: what the code costs, not what a busy CI scheduler adds (idle machine: median ~2 ms)
-    assert sorted(timings)[len(timings) // 4] < 0.005, timings
 
 
 def test_half_open_probe_recovers(scripted: ScriptedServer, tmp_path: Path) -> None:
