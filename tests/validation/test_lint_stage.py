@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -120,9 +119,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def test_clean_workspace_passes_without_touching_it(tmp_path: Path) -> None:
     ctx = make_ctx(tmp_path)
     before = snapshot(ctx.workspace)
-    started = time.monotonic()
     outcome = lint(ctx)
-    elapsed = time.monotonic() - started
     assert outcome.ok, outcome.output
     assert outcome.error_lines == [] and outcome.exit_code == 0
     labels = [line for line in outcome.output.splitlines() if line.startswith("$ ")]
@@ -135,7 +132,6 @@ def test_clean_workspace_passes_without_touching_it(tmp_path: Path) -> None:
     ]
     assert str(tmp_path) not in outcome.output
     assert snapshot(ctx.workspace) == before
-    assert elapsed < 10
 
 
 def test_latest_tag_fails_hadolint(tmp_path: Path) -> None:
