@@ -94,7 +94,7 @@ class SuspiciousComposeValue(Decoy):
         key, value = rng.choice(
             [
                 ("DB_CONNECT_TIMEOUT_MS", str(rng.choice([0, 1, 5]))),
-                ("SECRET_ROTATION_PENDING", rng.choice(["true", "yes"])),
+                ("ROTATION_PENDING", rng.choice(["true", "yes"])),
                 ("UPSTREAM_RETRIES", "0"),
                 ("HEALTHCHECK_GRACE_SECONDS", str(rng.randint(0, 2))),
                 ("LEGACY_DATABASE_PATH", f"/data/{faker_for(rng).word()}.db.old"),
