@@ -9,9 +9,11 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from fault_library.fault import Category, Fault, Repair
+from fault_library.faults.database._sql import dry_run, migrations
 from fault_library.registry import register
 from fault_library.text import replace_line
 from fault_library.workspace import Workspace
+from schemas.errors import MutationError
 from schemas.mutation import Edit
 
 _COLUMN = re.compile(r"^\s+[a-z_]+\s+[A-Z]+.*,\s*$")  # a column definition followed by another
@@ -76,9 +78,17 @@ class MigrationSyntax(Fault):
                         continue
                     if qualifies(line):
                         options.append((path, i, kind))
-        path, index, kind = rng.choice(options)
-        old_line = app.read(path).splitlines()[index]
-        return Params(path=path, line=index, kind=kind, old_line=old_line, new_line=_BREAKS[kind][1](old_line, rng))
+        rng.shuffle(options)
+        for path, index, kind in options:  # SQLite is lenient (a dropped comma can read as a longer type name)
+            old_line = app.read(path).splitlines()[index]
+            new_line = _BREAKS[kind][1](old_line, rng)
+            error = dry_run(
+                {**migrations(app), path.rsplit("/", 1)[-1]: app.read(path).replace(old_line, new_line, 1)},
+                app.manifest.database.tables,
+            )
+            if error and "syntax error" in error:
+                return Params(path=path, line=index, kind=kind, old_line=old_line, new_line=new_line)
+        raise MutationError(app.role("migrations"), "no line whose breaking SQLite rejects")
 
     def edits(self, ws: Workspace, params: Params) -> list[Edit]:
         return [replace_line(params.path, ws.read(params.path), params.line, params.new_line)]
