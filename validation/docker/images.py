@@ -83,7 +83,7 @@ def build_image(
     return outcome
 
 
-_CACHE_RACES = ("failed to get digest", "No such image")
+_CACHE_RACES = ("failed to get digest", "No such image", "unknown parent image ID")
 
 
 def _build_once(
