@@ -100,8 +100,10 @@ def ensure_runner(c: Any, caches: Caches, catalog_version: str | None = None) ->
     if not outcome.ok:
         raise ToolError("docker build", f"cannot build {tag}: {'; '.join(outcome.error_lines[-3:])}")
     if stale is not None:
-        try:  # the previous build of this tag, now untagged (~650 MB); kept if a container still uses it
-            c.images.remove(stale, noprune=False)
+        try:  # the previous build of this tag, now untagged (~650 MB); kept if a container still uses it.
+            # noprune: its parent layers can be the build cache of other images; deleting them under a
+            # concurrent build is what made the engine report unknown parents
+            c.images.remove(stale, noprune=True)
         except Exception:  # noqa: BLE001 - in use by a task image or container
             pass
     return tag, True
