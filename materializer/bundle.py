@@ -40,7 +40,6 @@ PROTECTED_FILES = (
     ".yamllint.yaml",
     "pytest.ini",
 )
-IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".venv", ".mypy_cache", ".ruff_cache"}
 
 
 def materialize(scenario: Scenario, out_dir: Path) -> Path:

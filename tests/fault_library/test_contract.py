@@ -17,12 +17,11 @@ from materializer.bundle import protected_files
 from schemas.errors import InputError
 from schemas.pipeline import PipelineResult
 from validation.caches import Caches
+from validation.checklist import BACKUP_SUFFIXES, HINTS
 from validation.pipeline import run_pipeline
 from validation.probe import LocalProbe
 
 SEEDS = (0, 1, 2)
-HINTS = re.compile(r"\b(bug|injected|inject|fault|faultsmith|broken on purpose|fixme|todo)\b", re.IGNORECASE)
-BACKUP_SUFFIXES = (".orig", ".rej", ".bak", ".swp", "~")
 
 CASES = [
     pytest.param(fault_id, app, seed, id=f"{fault_id}-{app}-{seed}", marks=pytest.mark.xdist_group(f"{app}-{seed}"))
