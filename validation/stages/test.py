@@ -19,7 +19,8 @@ def run_tests(ctx: StageContext) -> StageOutcome:
 def _pytest(ctx: StageContext, service: str, tests: str) -> StageOutcome:
     python = ctx.venvs[service] / "bin" / "python"
     env = {**_clean_env(), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
-    argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", tests]
+    basetemp = ctx.run_dir / f"pytest-{service}"  # inside the run folder, so scrubbed to one stable name
+    argv = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", f"--basetemp={basetemp}", tests]
     done = run_tool(argv, cwd=ctx.workspace, timeout_s=ctx.timeout_s, env=env)
     output = ctx.scrub(done.output)
     failures = [ln for ln in output.splitlines() if ln.startswith(("FAILED", "ERROR", "E "))]
@@ -29,6 +30,10 @@ def _pytest(ctx: StageContext, service: str, tests: str) -> StageOutcome:
 
 
 def _clean_env() -> dict[str, str]:
-    """The runner's environment minus anything that would leak our own Python setup into the app's."""
-    drop = {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER"}
-    return {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("FAULTSMITH_")}
+    """Only what a test run needs from the runner's environment: anything more changes pytest's output
+    (CI=1 turns off assertion truncation, COLUMNS rewraps lines) or leaks our own Python setup into the app's,
+    and the output is the symptom, so it must not depend on who runs the pipeline."""
+    return {k: v for k, v in os.environ.items() if k in _PASSED_THROUGH}
+
+
+_PASSED_THROUGH = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"})
