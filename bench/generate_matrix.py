@@ -39,7 +39,8 @@ def main() -> None:
                 done = generate(seed, out / app / str(difficulty), caches, app, difficulty)
                 times.append(done.seconds)
                 bad = [c.name for c in done.report.checks if not c.passed]
-                line = f"{app} d={difficulty} seed={seed}: {done.scenario.id} {'ok' if done.bundle else 'FAILED ' + str(bad)} ({done.seconds:.0f}s)"
+                verdict = "ok" if done.bundle else f"FAILED {bad}"
+                line = f"{app} d={difficulty} seed={seed}: {done.scenario.id} {verdict} ({done.seconds:.0f}s)"
                 print(line, flush=True)
                 if not done.bundle:
                     failures.append(line)
@@ -47,9 +48,8 @@ def main() -> None:
                     again = materialize(done.scenario, out / "again" / app / str(difficulty))
                     if _digest(again) != _digest(done.bundle):
                         failures.append(f"{line}: materializing again gave different bytes")
-    print(
-        f"\n{len(times) - len(failures)}/{len(times)} bundles emitted and proven; median {statistics.median(times):.0f}s each"
-    )
+    proven = len(times) - len(failures)
+    print(f"\n{proven}/{len(times)} bundles emitted and proven; median {statistics.median(times):.0f}s each")
     print("\n".join(failures) or "no failures")
 
 

@@ -23,7 +23,8 @@ from small_model import llama_server, missing  # noqa: E402
 from fallbacks.pools import warm  # noqa: E402
 from generator import DesignRequest, LLMConfig, design_run, reset_breakers  # noqa: E402
 from generator.breaker import breaker_for  # noqa: E402
-from generator.client import close_clients  # noqa: E402
+from generator.client import close_clients, raw_client  # noqa: E402
+from generator.prompt import messages, offered_faults  # noqa: E402
 
 
 def timed_server() -> tuple[ScriptedServer, list[float]]:
@@ -53,14 +54,33 @@ def overhead(tmp: Path, n: int) -> None:
         totals.append(time.perf_counter() - started)
         assert done.scenario.provenance.composer == "llm"
     ours = [t - s for t, s in zip(totals, spent, strict=True)]
+    bare = _bare_sdk_calls(config, request, n, spent)
     print(
         f"scripted server, {n} calls: median per call {statistics.median(totals) * 1e3:.2f} ms, "
         f"server's own time {statistics.median(spent) * 1e3:.2f} ms, "
         f"our overhead {statistics.median(ours) * 1e3:.2f} ms (p90 {sorted(ours)[int(n * 0.9)] * 1e3:.2f} ms; "
         "goal < 10 ms; includes loopback HTTP, validation against the catalog, the replay-cache write)"
     )
+    print(
+        "  baseline, the bare openai SDK posting the same prompt to the same server: "
+        f"{statistics.median(bare) * 1e3:.2f} ms excluding the server; "
+        f"ours / bare = {statistics.median(ours) / statistics.median(bare):.1f}x"
+    )
     close_clients()
     server.close()
+
+
+def _bare_sdk_calls(config: LLMConfig, request: DesignRequest, n: int, spent: list[float]) -> list[float]:
+    """Per call, excluding the server: the openai SDK alone posting our prompt (no instructor, no validation)."""
+    client = raw_client(config)
+    prompt = messages("webshop", request, offered_faults("webshop", request, config.catalog_size))
+    spent.clear()
+    times = []
+    for _ in range(n):
+        started = time.perf_counter()
+        client.chat.completions.create(model=config.model, messages=prompt)  # type: ignore[arg-type]
+        times.append(time.perf_counter() - started)
+    return [t - s for t, s in zip(times, spent, strict=True)]
 
 
 def open_circuit(tmp: Path, n: int) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from instructor import response_schema
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator, model_validator
 
 from generator.config import DesignRequest
@@ -155,4 +156,6 @@ def response_model_for(fault_ids: tuple[str, ...], decoy_kinds: tuple[str, ...])
     model: type[IncidentDesign] = create_model(  # type: ignore[call-overload]
         "IncidentDesign", __base__=IncidentDesign, __doc__=IncidentDesign.__doc__, **fields
     )
-    return model
+    # instructor wraps a plain model in a fresh class on every call, which misses its own tool-schema cache
+    # (milliseconds per call); a model wrapped once here is used as is.
+    return response_schema(model)

@@ -290,7 +290,8 @@ def schema(
     name: Annotated[
         str,
         typer.Argument(
-            help="Scenario, FaultInstance, RedHerring, TaskManifest, ValidationReport, VerifierResult, PipelineResult or AppManifest."
+            help="Scenario, FaultInstance, RedHerring, TaskManifest, ValidationReport, VerifierResult, "
+            "PipelineResult or AppManifest."
         ),
     ],
 ) -> None:

@@ -40,4 +40,3 @@ def test_failing_test_output_is_the_same_under_a_ci_runner(clean_copy, caches: C
     assert under_ci.error_lines == plain.error_lines
     assert _untimed(under_ci.log_excerpt) == _untimed(plain.log_excerpt)
     assert re.search(fault.signature, "\n".join([*under_ci.error_lines, under_ci.log_excerpt]))
-

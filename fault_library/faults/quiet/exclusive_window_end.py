@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from datetime import date, timedelta
+from typing import Any
 
 from fault_library.fakes import faker_for
 from fault_library.fault import Category, CheckResult, Probe
@@ -104,7 +105,7 @@ class ExclusiveWindowEnd(SwapFault):
 
     def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
         fake = faker_for(rng)
-        cases = []
+        cases: list[dict[str, Any]] = []
         for start, end in _windows(rng):
             length = (end - start).days
             days = {start - timedelta(days=1), start, end, end + timedelta(days=1)}

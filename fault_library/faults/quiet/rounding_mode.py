@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from fault_library.fault import Category, CheckResult, Probe
 from fault_library.faults.quiet._common import (
@@ -114,7 +115,7 @@ class RoundingMode(SwapFault):
 
     def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
         places_list = [0, 1, 3, 5, 7, rng.choice([2, 4, 6])]
-        cases = []
+        cases: list[dict[str, Any]] = []
         for places in places_list:
             values = [_value(rng, places) for _ in range(5)]
             values.append(f"{rng.randint(1, 9999) * 2}.{'0' * places}5")  # even digit, tie: stays

@@ -221,7 +221,7 @@ class ValidationAlwaysPasses(SwapFault):
 
     def check(self, ws: Workspace, params: Params, rng: random.Random, probe: Probe) -> CheckResult:
         fake = faker_for(rng)
-        cases = []
+        cases: list[dict[str, Any]] = []
         for _ in range(3):
             year = rng.choice([y for y in range(2015, 2036) if y != 2024])
             start = date(year, rng.randint(1, 12), rng.randint(1, 28))
