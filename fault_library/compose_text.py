@@ -52,3 +52,48 @@ def env_keys(text: str, service: str) -> list[str]:
             if m:
                 keys.append(m[1])
     return keys
+
+
+def _list_under(text: str, service: str, key: str) -> list[str]:
+    """The `- item` entries of a service's list-valued `key:` (block form)."""
+    lines = text.splitlines()
+    start, end = service_block(lines, service)
+    items, inside, indent = [], False, 0
+    for line in lines[start:end]:
+        if re.match(rf"^\s+{key}:\s*$", line):
+            inside, indent = True, len(line) - len(line.lstrip())
+            continue
+        if inside:
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            m = re.match(r"^\s+-\s+[\"']?([^\"'\s]+)[\"']?\s*$", line)
+            if m:
+                items.append(m[1])
+    return items
+
+
+def named_mounts(text: str, service: str) -> dict[str, str]:
+    """target -> named volume, for a service's `volume:/target` entries."""
+    found = {}
+    for item in _list_under(text, service, "volumes"):
+        source, _, target = item.partition(":")
+        if target and not source.startswith((".", "/", "~")):
+            found[target.split(":")[0]] = source
+    return found
+
+
+def start_order(text: str, services: list[str]) -> list[str]:
+    """Compose's start order from `depends_on` (list form): dependencies first, ties by name."""
+    order: list[str] = []
+
+    def visit(name: str, seen: tuple[str, ...]) -> None:
+        if name in order or name in seen:
+            return
+        for dep in sorted(_list_under(text, name, "depends_on")):
+            if dep in services:
+                visit(dep, (*seen, name))
+        order.append(name)
+
+    for name in sorted(services):
+        visit(name, ())
+    return order

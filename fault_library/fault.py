@@ -71,7 +71,8 @@ class Fault(ABC):
     signature: ClassVar[str]
     Params: ClassVar[type[BaseModel]]
     roles: ClassVar[tuple[str, ...]]
-    backends: ClassVar[tuple[str, ...]] = ("local",)
+    # where the fault surfaces with its signature; the contract tests prove it in each backend listed
+    backends: ClassVar[tuple[str, ...]] = ("local", "docker")
     # where and how the fault surfaces with the docker backend, when that differs from `stage`/`signature`
     docker_stage: ClassVar[str | None] = None
     docker_signature: ClassVar[str | None] = None

@@ -34,6 +34,10 @@ class Service(_Strict):
     port_env: str | None = Field(None, description="env var that holds the port a server listens on")
     health: str = "/healthz"
     required_env: list[str] = Field(default_factory=list, description="env the service refuses to start without")
+    writes: list[str] = Field(
+        default_factory=list,
+        description="absolute folders the running service writes to (its image's user must own them)",
+    )
 
     @model_validator(mode="after")
     def _servers_have_ports(self) -> Service:

@@ -28,13 +28,13 @@ def runner(engine: Any, base_image: str, caches: Any) -> str:
 
 @pytest.fixture(scope="module")
 def task_image(engine: Any, runner: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    from validation.docker.images import _stream
+    from validation.docker.images import stream_build
 
     scenario = compose(1, "webshop", 0.5)
     bundle = materialize(scenario, tmp_path_factory.mktemp("bundles"))
     assert (bundle / "environment" / "Dockerfile").read_text().startswith(f"FROM {runner}\n")
     tag = f"faultsmith/task-test:{uuid.uuid4().hex[:12]}"
-    outcome = _stream(
+    outcome = stream_build(
         engine, path=str(bundle / "environment"), tag=tag, network_mode="none", rm=True, forcerm=True, pull=False
     )
     assert outcome.ok, outcome.error_lines

@@ -25,6 +25,7 @@ from validation.wheelhouse import wheelhouse
 
 UPSTREAM_BASE = re.compile(r"^(\s*FROM\s+(?:--platform=\S+\s+)?)python:3\.11-slim(?=\s|$)", re.I | re.M)
 BUILD_BASE_REPO = "faultsmith/pybuild"
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @dataclass
@@ -51,13 +52,9 @@ def build_base(c: Any, caches: Caches) -> str:
         f"FROM {BASE_IMAGE}\nCOPY wheels/ /wheels/\n"
         "ENV PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheels PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore\n"
     )
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        _add_bytes(tar, "Dockerfile", dockerfile.encode())
-        for wheel in sorted(wheels.glob("*.whl")):
-            tar.add(wheel, arcname=f"wheels/{wheel.name}")
-    buf.seek(0)
-    outcome = _stream(c, fileobj=buf, custom_context=True, tag=tag, network_mode="none", rm=True)
+    files = {"Dockerfile": dockerfile.encode()}
+    files |= {f"wheels/{wheel.name}": wheel.read_bytes() for wheel in sorted(wheels.glob("*.whl"))}
+    outcome = build_in_memory(c, files, tag, {})
     if not outcome.ok:
         raise EngineUnavailable(f"cannot build {tag}: {'; '.join(outcome.error_lines[-2:])}")
     return tag
@@ -92,7 +89,7 @@ def _build_once(
     with tempfile.TemporaryDirectory(prefix="faultsmith-df-") as tmp:
         copy = Path(tmp) / "Dockerfile"
         copy.write_text(rewrite_from(source.read_text("utf-8", "replace"), base), "utf-8")
-        return _stream(
+        return stream_build(
             c,
             path=str(context),
             dockerfile=str(copy),
@@ -106,15 +103,25 @@ def _build_once(
         )
 
 
-def _stream(c: Any, **kwargs: Any) -> BuildOutcome:
+def build_in_memory(c: Any, files: dict[str, bytes], tag: str, labels: dict[str, str]) -> BuildOutcome:
+    """Build a context given as {path: bytes} (with its own "Dockerfile"), offline."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in files.items():
+            _add_bytes(tar, name, data)
+    buf.seek(0)
+    return stream_build(c, fileobj=buf, custom_context=True, tag=tag, labels=labels, network_mode="none", rm=True)
+
+
+def stream_build(c: Any, **kwargs: Any) -> BuildOutcome:
     """Run a build, keeping the builder's own output; its error message is the symptom."""
     lines: list[str] = []
     errors: list[str] = []
     image_id = ""
     try:
         for chunk in c.api.build(decode=True, **kwargs):
-            if "stream" in chunk:
-                lines += chunk["stream"].rstrip("\n").splitlines()
+            if "stream" in chunk:  # the builder colours a step's stderr; where the codes fall depends on chunking
+                lines += ANSI_ESCAPE.sub("", chunk["stream"]).rstrip("\n").splitlines()
             if "aux" in chunk and "ID" in chunk["aux"]:
                 image_id = chunk["aux"]["ID"]
             if "error" in chunk:

@@ -28,7 +28,7 @@ from typing import Any
 from schemas.errors import ToolError
 from validation.caches import Caches
 from validation.docker.engine import BASE_IMAGE, RECIPE_LABEL, EngineUnavailable, base_image_ready
-from validation.docker.images import _stream
+from validation.docker.images import stream_build
 from validation.process import run_tool
 from validation.wheelhouse import SPEC, wheelhouse
 
@@ -96,7 +96,7 @@ def ensure_runner(c: Any, caches: Caches, catalog_version: str | None = None) ->
         (ctx / "Dockerfile").write_text(_dockerfile(app_wheels.name, src, base_recipe), "utf-8")
         # --network host only for `apt-get install git` from the machine's own mirror (the base image's
         # sources); every pip install below is --no-index from the copied wheels.
-        outcome = _stream(c, path=str(ctx), tag=tag, network_mode="host", rm=True, forcerm=True, pull=False)
+        outcome = stream_build(c, path=str(ctx), tag=tag, network_mode="host", rm=True, forcerm=True, pull=False)
     if not outcome.ok:
         raise ToolError("docker build", f"cannot build {tag}: {'; '.join(outcome.error_lines[-3:])}")
     if stale is not None:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
-import tarfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from validation.docker.images import build_base, build_image
+from validation.docker.images import BuildOutcome, build_base, build_image, build_in_memory
 from validation.docker.session import DockerSession
 from validation.stages.base import StageContext, StageOutcome, combine, error_lines
 from validation.stages.build import DEV_REQUIREMENTS
@@ -23,56 +21,45 @@ class DockerState:
     session: DockerSession
     base: str = ""
     images: dict[str, str] = field(default_factory=dict)  # service -> image tag
+    test_images: dict[str, str] = field(default_factory=dict)  # service -> its image with the dev requirements
 
 
 def docker_build(ctx: StageContext, state: DockerState) -> StageOutcome:
+    """Each service's image from its Dockerfile, then its test image: the local build stage installs the dev
+    requirements too, so a clash there fails here, with pip's own words, in both backends."""
     c = state.session.c
     state.base = state.base or build_base(c, ctx.caches)
     parts = []
     for name, svc in sorted(ctx.manifest.services.items()):
         tag = state.session.tag(name)
         built = build_image(c, ctx.workspace, svc.dockerfile, state.base, tag, state.session.labels)
-        if built.ok:
-            state.images[name] = tag
-        out = StageOutcome(built.ok, built.output, built.error_lines, 0 if built.ok else 1)
-        parts.append((f"docker build -f {svc.dockerfile} .", out))
+        parts.append((f"docker build -f {svc.dockerfile} .", _outcome(built)))
+        if not built.ok:
+            continue
+        state.images[name] = tag
+        if svc.tests and (ctx.workspace / DEV_REQUIREMENTS).is_file():
+            test_tag = state.session.tag(name, "-test")
+            dev = _build_test_image(ctx, state, tag, test_tag)
+            parts.append((f"pip install -r {DEV_REQUIREMENTS} ({name}'s test image)", _outcome(dev)))
+            if dev.ok:
+                state.test_images[name] = test_tag
+        elif svc.tests:
+            state.test_images[name] = tag
     return combine(parts)
 
 
-def _test_image(ctx: StageContext, state: DockerState, service: str) -> str:
+def _outcome(built: BuildOutcome) -> StageOutcome:
+    return StageOutcome(built.ok, built.output, built.error_lines, 0 if built.ok else 1)
+
+
+def _build_test_image(ctx: StageContext, state: DockerState, image: str, tag: str) -> BuildOutcome:
     """The service image plus the dev requirements (pytest), as root; a cached layer on warm runs."""
-    dev = ctx.workspace / DEV_REQUIREMENTS
-    if not dev.is_file():
-        return state.images[service]
     dockerfile = (
-        f"FROM {state.images[service]}\nUSER root\nCOPY {DEV_REQUIREMENTS} /tmp/{DEV_REQUIREMENTS}\n"
+        f"FROM {image}\nUSER root\nCOPY {DEV_REQUIREMENTS} /tmp/{DEV_REQUIREMENTS}\n"
         f"RUN pip install --no-cache-dir -r /tmp/{DEV_REQUIREMENTS}\n"
     )
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        for name, data in (("Dockerfile", dockerfile.encode()), (DEV_REQUIREMENTS, dev.read_bytes())):
-            info = tarfile.TarInfo(name)
-            info.size, info.mode = len(data), 0o644
-            tar.addfile(info, io.BytesIO(data))
-    buf.seek(0)
-    tag = state.session.tag(service, "-test")
-    c = state.session.c
-    out = [
-        chunk
-        for chunk in c.api.build(
-            fileobj=buf,
-            custom_context=True,
-            tag=tag,
-            network_mode="none",
-            rm=True,
-            labels=state.session.labels,
-            decode=True,
-        )
-    ]
-    errors = [chunk["error"] for chunk in out if "error" in chunk]
-    if errors:
-        raise RuntimeError(f"cannot add {DEV_REQUIREMENTS} to {service}'s image: {errors[-1]}")
-    return tag
+    files = {"Dockerfile": dockerfile.encode(), DEV_REQUIREMENTS: (ctx.workspace / DEV_REQUIREMENTS).read_bytes()}
+    return build_in_memory(state.session.c, files, tag, state.session.labels)
 
 
 def docker_test(ctx: StageContext, state: DockerState) -> StageOutcome:
@@ -84,13 +71,9 @@ def docker_test(ctx: StageContext, state: DockerState) -> StageOutcome:
 
 
 def _pytest(ctx: StageContext, state: DockerState, name: str, tests: str) -> StageOutcome:
-    try:
-        image = _test_image(ctx, state, name)
-    except RuntimeError as err:
-        return StageOutcome(False, str(err), [str(err)], 1)
     code, output = run_container(
         state.session.c,
-        image,
+        state.test_images[name],
         ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", tests],
         labels=state.session.labels,
         user="root",

@@ -16,6 +16,7 @@ from schemas.manifest import Service
 from validation.compose import ComposeService, PortMap, load_compose, start_order, translate_env
 from validation.process import kill_group, run_tool
 from validation.stages.base import StageContext, StageOutcome, error_lines
+from validation.stages.write_access import write_access_problems
 
 HEALTH_TIMEOUT_S = 10.0
 SETTLE_S = 0.5
@@ -42,7 +43,11 @@ def deploy(ctx: StageContext) -> StageOutcome:
     with ExitStack() as running:
         try:
             _place_database(ctx, services)
-            for name in start_order({n: s for n, s in services.items() if n in m.services}):
+            order = start_order({n: s for n, s in services.items() if n in m.services})
+            problems = write_access_problems(ctx.workspace, m, services, order, volumes)
+            if problems:
+                raise DeployFailure(problems)
+            for name in order:
                 svc, spec = m.services[name], services[name]
                 env = _process_env(translate_env(spec, services, ports))
                 if svc.kind == "job":

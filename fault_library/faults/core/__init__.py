@@ -6,4 +6,5 @@ from fault_library.faults.core import (  # noqa: F401
     hardcoded_secret,
     merge_conflict,
     missing_network_permission,
+    wrong_container_user,
 )

@@ -23,6 +23,7 @@ import shlex
 
 from pydantic import BaseModel
 
+from fault_library.dockerfile import instructions
 from fault_library.fault import Category, CheckResult, Fault, Probe, Repair
 from fault_library.registry import register
 from fault_library.workspace import Workspace
@@ -30,22 +31,6 @@ from schemas.mutation import Create, Edit, Replace
 
 _HOISTABLE = ("ENV", "EXPOSE", "LABEL")  # order-insensitive: only their place before FROM is wrong
 _STOP = ("WORKDIR", "USER", "CMD", "ENTRYPOINT", "EXPOSE")
-
-
-def instructions(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(first line, end line, keyword) of each instruction; continuation lines belong to their instruction."""
-    found, i = [], 0
-    while i < len(lines):
-        stripped = lines[i].strip()
-        if not stripped or stripped.startswith("#"):
-            i += 1
-            continue
-        start = i
-        while lines[i].rstrip().endswith("\\") and i + 1 < len(lines):
-            i += 1
-        found.append((start, i + 1, stripped.split()[0].upper()))
-        i += 1
-    return found
 
 
 def _is_paragraph(lines: list[str], start: int, end: int) -> bool:
@@ -133,7 +118,6 @@ class DockerfileLayerOrder(Fault):
         "anchored, or an instruction sits above FROM."
     )
     signature = r"DL3045|DL3061"
-    backends = ("local", "docker")
     Params = Params
     roles = ("dockerfile:*",)
 

@@ -45,7 +45,6 @@ class EnvVarMapping(Fault):
     stage = "deploy"
     summary = "docker-compose.yml passes a variable a service requires under a misspelt or renamed key."
     signature = r"is not set|KeyError"
-    backends = ("local", "docker")
     Params = Params
     roles = ("compose",)
 

@@ -88,7 +88,6 @@ class PortConflict(Fault):
         "second cannot bind it and its calls reach the other service."
     )
     signature = r"Address already in use|smoke call .* returned 404"
-    backends = ("local", "docker")
     Params = Params
     roles = ("compose", "env_file")
 

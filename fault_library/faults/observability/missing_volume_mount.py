@@ -54,7 +54,6 @@ class MissingVolumeMount(Fault):
         "(removed, retargeted, or replaced by a private volume); it cannot open its database."
     )
     signature = r"unable to open database file"
-    backends = ("local", "docker")
     Params = Params
     roles = ("compose",)
 
