@@ -1,5 +1,6 @@
 """Docker-mode figures: base image bootstrap (cold if --cold, then cached), a task image build cold and warm,
-and the docker pipeline next to the local one on the same workspaces, in the same run."""
+the docker pipeline next to the local one on the same workspaces, and the whole checklist per task in each
+backend on the same scenarios (`--checklist-seeds N`, default 1; 0 skips it), all in the same run."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ import time  # noqa: E402
 from fault_library.apps import all_apps, app_dir, copy_app  # noqa: E402
 from fault_library.registry import all_faults  # noqa: E402
 from fault_library.workspace import Workspace  # noqa: E402
+from service.generate import generate  # noqa: E402
 from service.settings import Settings  # noqa: E402
+from validation.caches import Caches  # noqa: E402
 from validation.docker.engine import bootstrap, client  # noqa: E402
 from validation.docker.images import build_base, build_image  # noqa: E402
 from validation.docker.pipeline import run_docker_pipeline  # noqa: E402
@@ -58,6 +61,29 @@ def main() -> None:
                 f"pipeline {app:8s} local {t_local:6.2f}s ({stage(local)})  docker {t_docker:6.2f}s ({stage(docker)})"
             )
             shutil.rmtree(ws, ignore_errors=True)
+    checklist_per_task(caches, _int_arg("--checklist-seeds", 1))
+
+
+def checklist_per_task(caches: Caches, seeds: int) -> None:
+    """generate (compose, materialize, every check) for the same scenarios with each backend."""
+    for app in sorted(all_apps()):
+        for seed in range(seeds):
+            times, verdicts = {}, {}
+            for backend in ("local", "docker"):
+                with tempfile.TemporaryDirectory(dir=caches.tmp) as out:
+                    done = generate(seed, Path(out), caches, app, 0.5, backend=backend)
+                times[backend] = done.seconds
+                failed = [c.name for c in done.report.checks if not c.passed]
+                verdicts[backend] = "proven" if done.bundle else f"FAILED {failed}"
+            print(
+                f"checklist {app:8s} seed {seed} ({done.scenario.id}): local {times['local']:6.1f}s "
+                f"({verdicts['local']})  docker {times['docker']:6.1f}s ({verdicts['docker']})  "
+                f"docker/local {times['docker'] / times['local']:.1f}x"
+            )
+
+
+def _int_arg(name: str, default: int) -> int:
+    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
 
 
 if __name__ == "__main__":
