@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from fault_library.workspace import load_manifest
@@ -11,7 +12,7 @@ from schemas.manifest import AppManifest
 from schemas.pipeline import PipelineResult, StageResult, StageStatus
 from validation.caches import Caches
 from validation.memo import StageMemo
-from validation.stages import STAGE_FUNCTIONS, StageContext
+from validation.stages import STAGE_FUNCTIONS, StageContext, StageOutcome
 
 EXCERPT_LINES = 40
 
@@ -27,31 +28,46 @@ def run_pipeline(
     workspace = workspace.resolve()
     manifest = manifest or load_manifest(workspace)
     started = time.monotonic()
-    results: list[StageResult] = []
     with tempfile.TemporaryDirectory(prefix="faultsmith-run-", dir=caches.tmp) as run_dir:
         ctx = StageContext(workspace, manifest, caches, Path(run_dir), manifest.pipeline.stage_timeout_s)
-        failed = False
-        for name in manifest.pipeline.stages:
-            if failed:
-                results.append(StageResult(name=name, status=StageStatus.SKIPPED))
-                continue
-            t0 = time.monotonic()
-            key = memo.key(name, workspace, manifest) if memo else None
-            outcome = (memo.get(key) if memo else None) or STAGE_FUNCTIONS[name](ctx)
-            if memo:
-                memo.put(key, outcome)
-            failed = not outcome.ok
-            output = ctx.scrub(outcome.output)
-            results.append(
-                StageResult(
-                    name=name,
-                    status=StageStatus.PASSED if outcome.ok else StageStatus.FAILED,
-                    duration_s=round(time.monotonic() - t0, 3),
-                    exit_code=outcome.exit_code,
-                    log_excerpt="\n".join(output.splitlines()[-EXCERPT_LINES:]),
-                    error_lines=[ctx.scrub(line) for line in outcome.error_lines],
-                )
-            )
-            if name == stop_after:
-                break
+        results = run_stages(ctx, manifest.pipeline.stages, lambda name: memoized(memo, name, ctx), stop_after)
     return PipelineResult(app=manifest.name, stages=results, duration_s=round(time.monotonic() - started, 3))
+
+
+def run_stages(
+    ctx: StageContext, names: list[str], run_stage: Callable[[str], StageOutcome], stop_after: str | None = None
+) -> list[StageResult]:
+    """Run the stages in order, each through `run_stage`; after the first failure the rest are skipped.
+    Both backends go through here, so their results read the same."""
+    results: list[StageResult] = []
+    failed = False
+    for name in names:
+        if failed:
+            results.append(StageResult(name=name, status=StageStatus.SKIPPED))
+            continue
+        t0 = time.monotonic()
+        outcome = run_stage(name)
+        failed = not outcome.ok
+        output = ctx.scrub(outcome.output)
+        results.append(
+            StageResult(
+                name=name,
+                status=StageStatus.PASSED if outcome.ok else StageStatus.FAILED,
+                duration_s=round(time.monotonic() - t0, 3),
+                exit_code=outcome.exit_code,
+                log_excerpt="\n".join(output.splitlines()[-EXCERPT_LINES:]),
+                error_lines=[ctx.scrub(line) for line in outcome.error_lines],
+            )
+        )
+        if name == stop_after:
+            break
+    return results
+
+
+def memoized(memo: StageMemo | None, name: str, ctx: StageContext) -> StageOutcome:
+    """The local stage `name`, or its remembered outcome for identical inputs."""
+    key = memo.key(name, ctx.workspace, ctx.manifest) if memo else None
+    outcome = (memo.get(key) if memo else None) or STAGE_FUNCTIONS[name](ctx)
+    if memo:
+        memo.put(key, outcome)
+    return outcome

@@ -14,16 +14,16 @@ from pathlib import Path
 
 from fault_library.workspace import load_manifest
 from schemas.manifest import AppManifest
-from schemas.pipeline import PipelineResult, StageResult, StageStatus
+from schemas.pipeline import PipelineResult
 from validation.caches import Caches
 from validation.docker.deploy import docker_deploy
 from validation.docker.engine import client
 from validation.docker.session import docker_session
 from validation.docker.stages import DockerState, docker_build, docker_test
 from validation.memo import StageMemo
-from validation.stages import STAGE_FUNCTIONS, StageContext, StageOutcome
+from validation.pipeline import memoized, run_stages
+from validation.stages import StageContext, StageOutcome
 
-EXCERPT_LINES = 40
 DockerStage = Callable[[StageContext, DockerState], StageOutcome]
 DOCKER_STAGES: dict[str, DockerStage] = {"build": docker_build, "test": docker_test, "deploy": docker_deploy}
 LOCAL_MEMOIZED = ("checkout", "lint", "iac")  # the memo's other entries are the local backend's outcomes
@@ -44,34 +44,14 @@ def run_docker_pipeline(
     manifest = manifest or load_manifest(workspace)
     c = client()
     started = time.monotonic()
-    results: list[StageResult] = []
+    names = [s for s in manifest.pipeline.stages if stages is None or s in stages]
     with (
         tempfile.TemporaryDirectory(prefix="faultsmith-drun-", dir=caches.tmp) as run_dir,
         docker_session(c, manifest.name) as session,
     ):
         ctx = StageContext(workspace, manifest, caches, Path(run_dir), manifest.pipeline.stage_timeout_s)
         state = DockerState(session)
-        failed = False
-        for name in [s for s in manifest.pipeline.stages if stages is None or s in stages]:
-            if failed:
-                results.append(StageResult(name=name, status=StageStatus.SKIPPED))
-                continue
-            t0 = time.monotonic()
-            outcome = _run_stage(name, ctx, state, memo)
-            failed = not outcome.ok
-            output = ctx.scrub(outcome.output)
-            results.append(
-                StageResult(
-                    name=name,
-                    status=StageStatus.PASSED if outcome.ok else StageStatus.FAILED,
-                    duration_s=round(time.monotonic() - t0, 3),
-                    exit_code=outcome.exit_code,
-                    log_excerpt="\n".join(output.splitlines()[-EXCERPT_LINES:]),
-                    error_lines=[ctx.scrub(line) for line in outcome.error_lines],
-                )
-            )
-            if name == stop_after:
-                break
+        results = run_stages(ctx, names, lambda name: _run_stage(name, ctx, state, memo), stop_after)
     return PipelineResult(
         app=manifest.name, backend="docker", stages=results, duration_s=round(time.monotonic() - started, 3)
     )
@@ -80,8 +60,4 @@ def run_docker_pipeline(
 def _run_stage(name: str, ctx: StageContext, state: DockerState, memo: StageMemo | None) -> StageOutcome:
     if name in DOCKER_STAGES:
         return DOCKER_STAGES[name](ctx, state)
-    key = memo.key(name, ctx.workspace, ctx.manifest) if memo and name in LOCAL_MEMOIZED else None
-    outcome = (memo.get(key) if memo else None) or STAGE_FUNCTIONS[name](ctx)
-    if memo:
-        memo.put(key, outcome)
-    return outcome
+    return memoized(memo if name in LOCAL_MEMOIZED else None, name, ctx)
