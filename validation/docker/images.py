@@ -110,7 +110,9 @@ def build_in_memory(c: Any, files: dict[str, bytes], tag: str, labels: dict[str,
         for name, data in files.items():
             _add_bytes(tar, name, data)
     buf.seek(0)
-    return stream_build(c, fileobj=buf, custom_context=True, tag=tag, labels=labels, network_mode="none", rm=True)
+    return stream_build(
+        c, fileobj=buf, custom_context=True, tag=tag, labels=labels, network_mode="none", rm=True, forcerm=True
+    )
 
 
 def stream_build(c: Any, **kwargs: Any) -> BuildOutcome:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from types import FrameType
@@ -40,11 +41,16 @@ class DockerSession:
         """Remove this run's containers, volumes and image tags; returns what could not be removed."""
         problems: list[str] = []
         flt = {"label": f"{RUN_LABEL}={self.run_id}"}
-        for container in self.c.containers.list(all=True, filters=flt):
-            try:
-                container.remove(force=True, v=True)
-            except Exception as err:  # noqa: BLE001 - already gone, or the daemon refused
-                problems.append(f"container {container.short_id}: {err}")
+        for _ in range(3):  # a container the engine was still removing (or creating) shows up on a second look
+            problems = []
+            for container in self.c.containers.list(all=True, filters=flt):
+                try:
+                    container.remove(force=True, v=True)
+                except Exception as err:  # noqa: BLE001 - already gone, or the daemon refused
+                    problems.append(f"container {container.short_id}: {err}")
+            if not self.c.containers.list(all=True, filters=flt):
+                break
+            time.sleep(0.5)
         for vol in self.c.volumes.list(filters=flt):
             try:
                 vol.remove(force=True)
