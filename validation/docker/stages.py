@@ -53,7 +53,8 @@ def _outcome(built: BuildOutcome) -> StageOutcome:
 
 
 def _build_test_image(ctx: StageContext, state: DockerState, image: str, tag: str) -> BuildOutcome:
-    """The service image plus the dev requirements (pytest), as root; a cached layer on warm runs."""
+    """The service image plus the dev requirements (pytest), as root. Never cached: its FROM carries the run's
+    label, so it is a new image every run (pip installs from the wheelhouse in seconds)."""
     dockerfile = (
         f"FROM {image}\nUSER root\nCOPY {DEV_REQUIREMENTS} /tmp/{DEV_REQUIREMENTS}\n"
         f"RUN pip install --no-cache-dir -r /tmp/{DEV_REQUIREMENTS}\n"
