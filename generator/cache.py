@@ -40,8 +40,8 @@ class ReplayCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({**entry, "key": key}, handle, indent=1)  # key order kept: replays are byte-identical
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:  # key order kept: replays are byte-identical
+                handle.write(json.dumps({**entry, "key": key}, indent=1))  # one write, not one per token
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

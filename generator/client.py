@@ -17,11 +17,13 @@ import httpx2
 import instructor
 import openai
 
+from generator import validator_scan
 from generator.config import LLMConfig
 
 # instructor logs every failed attempt at ERROR; the seam reports failures itself (one line, in provenance).
 logging.getLogger("instructor").addHandler(logging.NullHandler())
 logging.getLogger("instructor").propagate = False
+validator_scan.install()
 
 MODES = {
     "tools": instructor.Mode.TOOLS,

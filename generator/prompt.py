@@ -58,7 +58,7 @@ def messages(app: str, request: DesignRequest, offered: tuple[str, ...]) -> list
             "stage": registry[fid].stage,
             "summary": registry[fid].summary,
             "schema": _schema(fid),
-            "example": _compact(rng.choice(fault_variants(fid, app))),
+            "example": rng.choice(_fault_examples(fid, app)),
         }
         for fid in offered
     ]
@@ -66,7 +66,7 @@ def messages(app: str, request: DesignRequest, offered: tuple[str, ...]) -> list
         {
             "kind": kind,
             "stages": list(all_decoys()[kind].mimics_stages),
-            "example": _compact(rng.choice(decoy_variants(kind, app))),
+            "example": rng.choice(_decoy_examples(kind, app)),
         }
         for kind in offered_decoys(app)
     ]
@@ -98,6 +98,17 @@ def _app_summary(app: str) -> dict[str, Any]:
         "services": [{"name": n, "kind": s.kind} for n, s in sorted(m.services.items())],
         "stages": list(m.pipeline.stages),
     }
+
+
+@cache
+def _fault_examples(fault_id: str, app: str) -> tuple[str, ...]:
+    """The fault's pooled parameter variants, serialized once (the prompt quotes one per call)."""
+    return tuple(_compact(v) for v in fault_variants(fault_id, app))
+
+
+@cache
+def _decoy_examples(kind: str, app: str) -> tuple[str, ...]:
+    return tuple(_compact(v) for v in decoy_variants(kind, app))
 
 
 @cache
