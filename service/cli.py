@@ -81,6 +81,7 @@ def faults_list(as_json: JsonFlag = False) -> None:
             "summary": f.summary,
             "apps": [a for a, m in apps.items() if f.applicable(m)],
             "backends": list(f.backends),
+            "docker": {"stage": f.docker_stage or f.stage, "signature": f.docker_signature or f.signature},
             "params_schema": f.Params.model_json_schema(),
         }
         for f in all_faults().values()
@@ -115,6 +116,9 @@ def faults_show(
     out.print(f"[bold]{fault.id}[/]  ({fault.category.value}, fails at {fault.stage})")
     out.print(fault.summary, markup=False)
     out.print(f"signature: {fault.signature}", markup=False)
+    if fault.docker_stage or fault.docker_signature:
+        stage, signature = fault.docker_stage or fault.stage, fault.docker_signature or fault.signature
+        out.print(f"in docker: fails at {stage}, signature {signature}", markup=False)
     out.print(f"apps: {', '.join(fits)}   backends: {', '.join(fault.backends)}")
     out.print(f"example on {name}, seed {seed}: {params.model_dump_json()}", markup=False)
     out.print(mutation.diff, markup=False)

@@ -30,6 +30,9 @@ def test_faults_list_json() -> None:
     for f in faults:
         assert f["apps"], f"{f['id']} applies to no app"
         assert f["params_schema"]["type"] == "object"
+        assert set(f["backends"]) <= {"local", "docker"}
+    by_id = {f["id"]: f for f in faults}
+    assert by_id["core.wrong_container_user"]["docker"]["signature"] != by_id["core.wrong_container_user"]["signature"]
 
 
 @pytest.mark.parametrize(
