@@ -77,6 +77,12 @@ class Fault(ABC):
     docker_stage: ClassVar[str | None] = None
     docker_signature: ClassVar[str | None] = None
 
+    def surfaces_as(self, backend: str) -> tuple[str, str]:
+        """(stage, signature) of the failure this fault causes with `backend`."""
+        if backend == "docker":
+            return self.docker_stage or self.stage, self.docker_signature or self.signature
+        return self.stage, self.signature
+
     def applicable(self, app: AppManifest) -> bool:
         """By default a fault applies wherever the roles it touches exist (roles may be globs)."""
         declared = list(app.role_paths())

@@ -81,7 +81,7 @@ def faults_list(as_json: JsonFlag = False) -> None:
             "summary": f.summary,
             "apps": [a for a, m in apps.items() if f.applicable(m)],
             "backends": list(f.backends),
-            "docker": {"stage": f.docker_stage or f.stage, "signature": f.docker_signature or f.signature},
+            "docker": dict(zip(("stage", "signature"), f.surfaces_as("docker"), strict=True)),
             "params_schema": f.Params.model_json_schema(),
         }
         for f in all_faults().values()
@@ -117,7 +117,7 @@ def faults_show(
     out.print(fault.summary, markup=False)
     out.print(f"signature: {fault.signature}", markup=False)
     if fault.docker_stage or fault.docker_signature:
-        stage, signature = fault.docker_stage or fault.stage, fault.docker_signature or fault.signature
+        stage, signature = fault.surfaces_as("docker")
         out.print(f"in docker: fails at {stage}, signature {signature}", markup=False)
     out.print(f"apps: {', '.join(fits)}   backends: {', '.join(fault.backends)}")
     out.print(f"example on {name}, seed {seed}: {params.model_dump_json()}", markup=False)

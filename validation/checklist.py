@@ -167,9 +167,10 @@ class Checklist:
         if failed is None:
             return False, f"{pf.instance.fault_id} did not surface: the pipeline passed"
         text = "\n".join([*failed.error_lines, failed.log_excerpt])
-        matched = failed.name == pf.fault.stage and re.search(pf.fault.signature, text) is not None
-        return matched, f"{pf.instance.fault_id} expected at {pf.fault.stage}, pipeline failed at {failed.name}" + (
-            "" if matched else " without its signature" if failed.name == pf.fault.stage else ""
+        stage, signature = pf.fault.surfaces_as(self.backend)
+        matched = failed.name == stage and re.search(signature, text) is not None
+        return matched, f"{pf.instance.fault_id} expected at {stage}, pipeline failed at {failed.name}" + (
+            "" if matched else " without its signature" if failed.name == stage else ""
         )
 
     def _red_herring(self) -> CheckEntry:

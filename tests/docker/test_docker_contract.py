@@ -73,8 +73,8 @@ def test_fault_surfaces_in_docker(
     result = run_docker_pipeline(broken, caches)
     failed = result.failed_stage
     assert failed is not None, f"{fault_id} did not break the docker pipeline"
-    assert failed.name == (fault.docker_stage or fault.stage), _explain(result)
-    signature = fault.docker_signature or fault.signature
+    stage, signature = fault.surfaces_as("docker")
+    assert failed.name == stage, _explain(result)
     evidence = "\n".join([*failed.error_lines, failed.log_excerpt])
     assert re.search(signature, evidence), f"signature {signature!r} not in:\n{evidence}"
     assert leftovers(engine, run_id) == []
