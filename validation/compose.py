@@ -10,6 +10,7 @@ own folder for that volume.
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 from dataclasses import dataclass, field
@@ -70,9 +71,7 @@ class PortMap:
 
     def host(self, configured: int) -> int:
         if configured not in self.host_ports:
-            with socket.socket() as sock:
-                sock.bind(("127.0.0.1", 0))
-                self.host_ports[configured] = sock.getsockname()[1]
+            self.host_ports[configured] = _free_port()
         return self.host_ports[configured]
 
     def scrub(self, text: str) -> str:
@@ -80,6 +79,25 @@ class PortMap:
         for configured, host in self.host_ports.items():
             text = re.sub(rf"(?<!\d){host}(?!\d)", str(configured), text)
         return text
+
+
+# Below the kernel's ephemeral range (32768+ on Linux): a port probed free there can be taken by any outgoing
+# connection before the service binds it; these only by another listener.
+_LISTEN_PORTS = range(20000, 32768)
+
+
+def _free_port() -> int:
+    # not a seeded choice: which free port a run gets never reaches its output (PortMap.scrub)
+    pick = random.SystemRandom()
+    for _ in range(100):
+        port = pick.choice(_LISTEN_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError("no free port in 20000-32767 on 127.0.0.1")
 
 
 def translate_env(svc: ComposeService, services: dict[str, ComposeService], ports: PortMap) -> dict[str, str]:

@@ -116,10 +116,15 @@ def test_interrupt_leaves_nothing(tmp_path: Path, clean_copy, caches: Caches, ba
     )
     proc = subprocess.Popen([sys.executable, "-c", code, str(ws), str(caches.root), str(fixed)])
     run_id = fixed.hex[:12]
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not leftovers(engine, run_id):
-        time.sleep(0.1)
-    assert leftovers(engine, run_id), "the run never started a container"
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) != 0
-    assert leftovers(engine, run_id) == []
+    try:
+        deadline = time.monotonic() + 300  # a wait for an event, generous for a loaded machine
+        while time.monotonic() < deadline and proc.poll() is None and not leftovers(engine, run_id):
+            time.sleep(0.1)
+        assert leftovers(engine, run_id), f"the run never started a container (exit code {proc.poll()})"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) != 0
+        assert leftovers(engine, run_id) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
