@@ -38,27 +38,17 @@ def env_line(text: str, service: str, key: str) -> int:
 
 
 def env_keys(text: str, service: str) -> list[str]:
-    lines = text.splitlines()
-    start, end = service_block(lines, service)
-    keys, inside, indent = [], False, 0
-    for line in lines[start:end]:
-        if re.match(r"^\s+environment:\s*$", line):
-            inside, indent = True, len(line) - len(line.lstrip())
-            continue
-        if inside:
-            if line.strip() and len(line) - len(line.lstrip()) <= indent:
-                break
-            m = re.match(r"^\s+(?:-\s+)?([A-Z][A-Z0-9_]*)\s*[:=]", line)
-            if m:
-                keys.append(m[1])
-    return keys
+    found = (
+        re.match(r"^\s+(?:-\s+)?([A-Z][A-Z0-9_]*)\s*[:=]", line) for line in _lines_under(text, service, "environment")
+    )
+    return [m[1] for m in found if m]
 
 
-def _list_under(text: str, service: str, key: str) -> list[str]:
-    """The `- item` entries of a service's list-valued `key:` (block form)."""
+def _lines_under(text: str, service: str, key: str) -> list[str]:
+    """The lines nested under a service's `key:` (block form)."""
     lines = text.splitlines()
     start, end = service_block(lines, service)
-    items, inside, indent = [], False, 0
+    nested, inside, indent = [], False, 0
     for line in lines[start:end]:
         if re.match(rf"^\s+{key}:\s*$", line):
             inside, indent = True, len(line) - len(line.lstrip())
@@ -66,10 +56,14 @@ def _list_under(text: str, service: str, key: str) -> list[str]:
         if inside:
             if line.strip() and len(line) - len(line.lstrip()) <= indent:
                 break
-            m = re.match(r"^\s+-\s+[\"']?([^\"'\s]+)[\"']?\s*$", line)
-            if m:
-                items.append(m[1])
-    return items
+            nested.append(line)
+    return nested
+
+
+def _list_under(text: str, service: str, key: str) -> list[str]:
+    """The `- item` entries of a service's list-valued `key:` (block form)."""
+    found = (re.match(r"^\s+-\s+[\"']?([^\"'\s]+)[\"']?\s*$", line) for line in _lines_under(text, service, key))
+    return [m[1] for m in found if m]
 
 
 def named_mounts(text: str, service: str) -> dict[str, str]:
